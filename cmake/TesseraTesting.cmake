@@ -1,0 +1,51 @@
+# Test registration. Two kinds of test executables:
+#  - unit tests of MPI-free layers: plain GoogleTest executables, one per layer folder, each test
+#    case registered with ctest through gtest_discover_tests;
+#  - MPI tests: GoogleTest executables with tessera's MPI-aware main, registered once per rank
+#    count as <name>.np<K> and run through mpiexec.
+include(GoogleTest)
+
+# Environment every mpiexec run gets: OpenMPI refuses root without the first two, and the runs of
+# more ranks than cores need oversubscription and ranks that yield when idle.
+set(TESSERA_MPI_TEST_ENVIRONMENT
+    OMPI_ALLOW_RUN_AS_ROOT=1
+    OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    OMPI_MCA_rmaps_base_oversubscribe=1
+    OMPI_MCA_mpi_yield_when_idle=1
+    OMPI_MCA_btl_vader_single_copy_mechanism=none)
+set(TESSERA_MPI_TEST_RANKS 1 2 3 4 CACHE STRING "Rank counts every MPI test runs with")
+set(TESSERA_MPI_TEST_TIMEOUT 300 CACHE STRING "Seconds before a hung MPI test is killed and failed")
+
+# tessera_add_unit_tests(<layer>): every tests/unit/<layer>/*_test.cpp into one executable.
+function(tessera_add_unit_tests layer)
+  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/unit/${layer}/*_test.cpp)
+  set(target tessera_unit_${layer})
+  add_executable(${target} ${sources})
+  target_link_libraries(${target} PRIVATE tessera tessera_test_support GTest::gtest_main tessera_warnings)
+  gtest_discover_tests(${target} TEST_PREFIX "unit.${layer}." DISCOVERY_TIMEOUT 120 PROPERTIES TIMEOUT 300)
+endfunction()
+
+# tessera_add_mpi_test(<name> SOURCES ... [RANKS k ...]): one executable, one ctest per rank count.
+function(tessera_add_mpi_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;RANKS;LIBRARIES" ${ARGN})
+  if(NOT ARG_RANKS)
+    set(ARG_RANKS ${TESSERA_MPI_TEST_RANKS})
+  endif()
+  set(target tessera_mpi_${name})
+  add_executable(${target} ${ARG_SOURCES})
+  target_link_libraries(${target} PRIVATE tessera tessera_test_support tessera_mpi_gtest_main tessera_warnings ${ARG_LIBRARIES})
+  foreach(ranks IN LISTS ARG_RANKS)
+    add_test(NAME mpi.${name}.np${ranks}
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} ${MPIEXEC_PREFLAGS}
+                     $<TARGET_FILE:${target}> ${MPIEXEC_POSTFLAGS})
+    set_tests_properties(mpi.${name}.np${ranks} PROPERTIES
+      PROCESSORS ${ranks} TIMEOUT ${TESSERA_MPI_TEST_TIMEOUT}
+      ENVIRONMENT "${TESSERA_MPI_TEST_ENVIRONMENT}")
+  endforeach()
+endfunction()
+
+# tessera_add_mpi_tests(<layer>): every tests/mpi/<layer>/*_test.cpp into one MPI test executable.
+function(tessera_add_mpi_tests layer)
+  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/mpi/${layer}/*_test.cpp)
+  tessera_add_mpi_test(${layer} SOURCES ${sources} ${ARGN})
+endfunction()

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian packages tessera needs that are not installed yet; does nothing when all are.
+# Usage: scripts/install-deps.sh [core|bench|all]   (default: core = build, test and demo)
+set -euo pipefail
+
+core=(build-essential cmake make pkg-config python3
+      openmpi-bin libopenmpi-dev
+      libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev libcli11-dev)
+bench=(petsc-dev libglobalarrays-dev libarmci-mpi-dev libscalapack-openmpi-dev libfftw3-mpi-dev)
+
+case "${1:-core}" in
+  core) wanted=("${core[@]}") ;;
+  bench) wanted=("${core[@]}" "${bench[@]}") ;;
+  all) wanted=("${core[@]}" "${bench[@]}") ;;
+  *) echo "install-deps: unknown package set '$1' (core, bench or all)" >&2; exit 2 ;;
+esac
+
+missing=()
+for pkg in "${wanted[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$pkg")
+done
+((${#missing[@]} == 0)) && exit 0
+
+echo "install-deps: installing ${missing[*]}"
+run_as_root=()
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  run_as_root=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${run_as_root[@]}" apt-get update -qq
+"${run_as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,17 @@
+# Runs the deliberately failing test on 3 ranks; passes only if the run fails AND the report names
+# rank 2 both in that rank's own failure message and in rank 0's summary.
+execute_process(COMMAND ${MPIEXEC} ${NPFLAG} 3 ${EXE} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(all "${out}\n${err}")
+message("${all}")
+if(rc EQUAL 0)
+  message(FATAL_ERROR "a test that fails on rank 2 only let the run exit 0")
+endif()
+if(NOT all MATCHES "\\[rank 2\\] [^\n]*rank_failure_test.cpp:[0-9]+: Failure" OR NOT all MATCHES "\\[rank 2\\] deliberate failure on rank 2")
+  message(FATAL_ERROR "rank 2's failure message was not forwarded")
+endif()
+if(NOT all MATCHES "Harness.FailsOnRankTwoOnly failed on ranks: 2")
+  message(FATAL_ERROR "rank 0 did not name the failing rank")
+endif()
+if(all MATCHES "PassesEverywhere failed")
+  message(FATAL_ERROR "a passing test was reported as failed")
+endif()
