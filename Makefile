@@ -25,7 +25,7 @@ test: build
 
 ## make demo: the main demonstration on $(RANKS) local MPI ranks
 demo: build
-	scripts/mpirun.sh $(RANKS) $(BUILD)/examples/kelp_jacobi/kelp_jacobi
+	scripts/mpirun.sh $(RANKS) $(BUILD)/examples/kelp_jacobi
 
 ## make bench: benchmarks, written to bench-results/latest.json and a markdown table
 bench: deps build

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Runs every benchmark driver and writes bench-results/latest.json (format: DESIGN.md,
+"Machine-readable results"), a timestamped copy, and latest.md, a short markdown table.
+
+Google Benchmark drivers name each benchmark "op/case/impl"; impl is "tessera" or
+"anchor=<name>". Each (op, case) with both becomes one record whose ratio is tessera / anchor
+(lower is better); a case with no anchor gets a record with anchor, anchor_value and ratio null.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+
+MICRO_DRIVERS = ["bench_geometry"]
+
+
+def machine():
+    cpu = platform.processor()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return {"hostname": platform.node(), "cpu": cpu, "cores": os.cpu_count(), "system": platform.platform()}
+
+
+def mpi_version():
+    try:
+        out = subprocess.run(["mpirun", "--version"], capture_output=True, text=True, check=True).stdout
+        return out.splitlines()[0].strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def run_micro(path, repetitions):
+    out = subprocess.run([path, "--benchmark_format=json", f"--benchmark_repetitions={repetitions}",
+                          "--benchmark_min_time=0.05"], capture_output=True, text=True, check=True).stdout
+    times = {}
+    for b in json.loads(out)["benchmarks"]:
+        if b.get("run_type") != "iteration":
+            continue
+        scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b["time_unit"]]
+        times.setdefault(b["run_name"], []).append(b["real_time"] * scale)
+    return times
+
+
+def records_from(times, ranks=1):
+    cases = {}
+    for name, samples in times.items():
+        op, case, impl = name.split("/", 2)
+        cases.setdefault((op, case), {})[impl] = samples
+    records = []
+    for (op, case), impls in sorted(cases.items()):
+        mine = impls.get("tessera")
+        if mine is None:
+            continue
+        anchors = [k for k in impls if k.startswith("anchor=")] or [None]
+        for anchor in anchors:
+            rec = {"op": op, "case": case, "ranks": ranks, "metric": "median_s",
+                   "tessera": statistics.median(mine), "min": min(mine), "max": max(mine),
+                   "anchor": None, "anchor_value": None, "ratio": None}
+            if anchor:
+                value = statistics.median(impls[anchor])
+                rec.update(anchor=anchor.split("=", 1)[1], anchor_value=value, ratio=rec["tessera"] / value)
+            records.append(rec)
+    return records
+
+
+def markdown(records):
+    lines = ["| op | case | ranks | tessera (median) | anchor | anchor (median) | ratio |",
+             "|---|---|---|---|---|---|---|"]
+    for r in records:
+        anchor = r["anchor"] or "—"
+        value = f"{r['anchor_value']:.3g} s" if r["anchor_value"] is not None else "—"
+        ratio = f"{r['ratio']:.2f}" if r["ratio"] is not None else "—"
+        lines.append(f"| {r['op']} | {r['case']} | {r['ranks']} | {r['tessera']:.3g} s | {anchor} | {value} | {ratio} |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default="build/release", help="CMake build folder")
+    parser.add_argument("--out", default="bench-results", help="folder for the results")
+    parser.add_argument("--repetitions", type=int, default=7)
+    args = parser.parse_args()
+
+    records = []
+    for driver in MICRO_DRIVERS:
+        path = os.path.join(args.build, "bench", driver)
+        print(f"bench: {driver}", file=sys.stderr)
+        records += records_from(run_micro(path, args.repetitions))
+
+    result = {"machine": machine(), "mpi": mpi_version(),
+              "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+              "records": records}
+    os.makedirs(args.out, exist_ok=True)
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    for name in ("latest.json", f"{stamp}.json"):
+        with open(os.path.join(args.out, name), "w") as f:
+            json.dump(result, f, indent=2)
+    table = markdown(records)
+    with open(os.path.join(args.out, "latest.md"), "w") as f:
+        f.write(table)
+    print(table)
+
+
+if __name__ == "__main__":
+    main()
