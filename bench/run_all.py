@@ -15,7 +15,7 @@ import statistics
 import subprocess
 import sys
 
-MICRO_DRIVERS = ["bench_geometry"]
+MICRO_DRIVERS = ["bench_geometry", "bench_layout"]
 
 
 def machine():
@@ -39,13 +39,31 @@ def mpi_version():
 def run_micro(path, repetitions):
     out = subprocess.run([path, "--benchmark_format=json", f"--benchmark_repetitions={repetitions}",
                           "--benchmark_min_time=0.05"], capture_output=True, text=True, check=True).stdout
-    times = {}
+    times, counters = {}, {}
+    standard = {"name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",
+                "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit",
+                "aggregate_name", "aggregate_unit", "items_per_second", "bytes_per_second", "label", "error_occurred",
+                "error_message"}
     for b in json.loads(out)["benchmarks"]:
         if b.get("run_type") != "iteration":
             continue
         scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b["time_unit"]]
         times.setdefault(b["run_name"], []).append(b["real_time"] * scale)
-    return times
+        for key, value in b.items():
+            if key not in standard and isinstance(value, (int, float)):
+                counters[(b["run_name"], key)] = value  # a property of the case, the same every repetition
+    return times, counters
+
+
+def counter_records(counters, ranks=1):
+    """One record per user counter (e.g. metadata_bytes): no anchor, the value in 'tessera'."""
+    records = []
+    for (name, key), value in sorted(counters.items()):
+        op, case, impl = name.split("/", 2)
+        if impl == "tessera":
+            records.append({"op": op, "case": case, "ranks": ranks, "metric": key, "tessera": value,
+                            "min": value, "max": value, "anchor": None, "anchor_value": None, "ratio": None})
+    return records
 
 
 def records_from(times, ranks=1):
@@ -71,13 +89,15 @@ def records_from(times, ranks=1):
 
 
 def markdown(records):
-    lines = ["| op | case | ranks | tessera (median) | anchor | anchor (median) | ratio |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| op | case | ranks | metric | tessera | anchor | anchor value | ratio |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in records:
+        unit = " s" if r["metric"].endswith("_s") else ""
         anchor = r["anchor"] or "—"
-        value = f"{r['anchor_value']:.3g} s" if r["anchor_value"] is not None else "—"
+        value = f"{r['anchor_value']:.3g}{unit}" if r["anchor_value"] is not None else "—"
         ratio = f"{r['ratio']:.2f}" if r["ratio"] is not None else "—"
-        lines.append(f"| {r['op']} | {r['case']} | {r['ranks']} | {r['tessera']:.3g} s | {anchor} | {value} | {ratio} |")
+        lines.append(f"| {r['op']} | {r['case']} | {r['ranks']} | {r['metric']} | {r['tessera']:.3g}{unit} | "
+                     f"{anchor} | {value} | {ratio} |")
     return "\n".join(lines) + "\n"
 
 
@@ -92,7 +112,8 @@ def main():
     for driver in MICRO_DRIVERS:
         path = os.path.join(args.build, "bench", driver)
         print(f"bench: {driver}", file=sys.stderr)
-        records += records_from(run_micro(path, args.repetitions))
+        times, counters = run_micro(path, args.repetitions)
+        records += records_from(times) + counter_records(counters)
 
     result = {"machine": machine(), "mpi": mpi_version(),
               "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

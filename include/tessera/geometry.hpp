@@ -7,3 +7,4 @@
 #include "tessera/geometry/box_list.hpp"
 #include "tessera/geometry/periodic.hpp"
 #include "tessera/geometry/point.hpp"
+#include "tessera/geometry/section.hpp"
