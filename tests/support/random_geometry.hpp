@@ -1,5 +1,7 @@
 #pragma once
 // Random points and boxes for property tests, and brute-force point sets to check them against.
+#include <gtest/gtest.h>
+
 #include <cstddef>
 #include <random>
 #include <set>
@@ -12,6 +14,9 @@ namespace tessera::testing {
 /// Dimensions every geometry property test runs over (typed tests use these).
 template <std::size_t N>
 using Dim = std::integral_constant<std::size_t, N>;
+
+/// The dimensions 1..4 as a GoogleTest type list: `TYPED_TEST_SUITE(MySuite, testing::AllDims)`.
+using AllDims = ::testing::Types<Dim<1>, Dim<2>, Dim<3>, Dim<4>>;
 
 /// A box with corners in [-range, range], empty in about one case out of ten.
 template <std::size_t N>

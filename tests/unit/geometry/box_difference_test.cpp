@@ -36,8 +36,7 @@ TEST(BoxDifference, EdgeCases) {
 
 template <class D>
 class DifferenceProperties : public ::testing::Test {};
-using Dims = ::testing::Types<testing::Dim<1>, testing::Dim<2>, testing::Dim<3>, testing::Dim<4>>;
-TYPED_TEST_SUITE(DifferenceProperties, Dims);
+TYPED_TEST_SUITE(DifferenceProperties, testing::AllDims);
 
 TYPED_TEST(DifferenceProperties, PiecesAreDisjointInsideAOutsideBAndAddUp) {
   constexpr std::size_t N = TypeParam::value;

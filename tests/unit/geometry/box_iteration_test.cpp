@@ -39,8 +39,7 @@ TEST(BoxIteration, EmptyBoxVisitsNothing) {
 
 template <class D>
 class IterationProperties : public ::testing::Test {};
-using Dims = ::testing::Types<testing::Dim<1>, testing::Dim<2>, testing::Dim<3>, testing::Dim<4>>;
-TYPED_TEST_SUITE(IterationProperties, Dims);
+TYPED_TEST_SUITE(IterationProperties, testing::AllDims);
 
 TYPED_TEST(IterationProperties, OffsetsAreBijectionsAndIterationIsRowMajor) {
   constexpr std::size_t N = TypeParam::value;

@@ -105,8 +105,7 @@ TEST(Box, HugeExtentsDoNotOverflow) {
 
 template <class D>
 class BoxProperties : public ::testing::Test {};
-using Dims = ::testing::Types<testing::Dim<1>, testing::Dim<2>, testing::Dim<3>, testing::Dim<4>>;
-TYPED_TEST_SUITE(BoxProperties, Dims);
+TYPED_TEST_SUITE(BoxProperties, testing::AllDims);
 
 TYPED_TEST(BoxProperties, IntersectionMatchesPointSets) {
   constexpr std::size_t N = TypeParam::value;

@@ -62,8 +62,7 @@ TEST(Periodic, BadArgumentsAreNamed) {
 
 template <class D>
 class PeriodicProperties : public ::testing::Test {};
-using Dims = ::testing::Types<testing::Dim<1>, testing::Dim<2>, testing::Dim<3>, testing::Dim<4>>;
-TYPED_TEST_SUITE(PeriodicProperties, Dims);
+TYPED_TEST_SUITE(PeriodicProperties, testing::AllDims);
 
 TYPED_TEST(PeriodicProperties, PiecesTileTheClippedBox) {
   constexpr std::size_t N = TypeParam::value;

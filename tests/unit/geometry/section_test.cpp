@@ -607,8 +607,7 @@ TEST(Section, BlockTimesCyclicIntersection) {
 
 template <class D>
 class SectionProperties : public ::testing::Test {};
-using Dims = ::testing::Types<testing::Dim<1>, testing::Dim<2>, testing::Dim<3>, testing::Dim<4>>;
-TYPED_TEST_SUITE(SectionProperties, Dims);
+TYPED_TEST_SUITE(SectionProperties, testing::AllDims);
 
 TYPED_TEST(SectionProperties, EnumerationAgreesWithBruteForce) {
   constexpr std::size_t N = TypeParam::value;

@@ -51,8 +51,7 @@ ProcGrid<N> random_grid(std::mt19937_64& rng) {
 
 template <class D>
 class DistributionProperties : public ::testing::Test {};
-using Dims = ::testing::Types<testing::Dim<1>, testing::Dim<2>, testing::Dim<3>, testing::Dim<4>>;
-TYPED_TEST_SUITE(DistributionProperties, Dims);
+TYPED_TEST_SUITE(DistributionProperties, testing::AllDims);
 
 TYPED_TEST(DistributionProperties, EveryKindKeepsTheInvariants) {
   constexpr std::size_t N = TypeParam::value;
