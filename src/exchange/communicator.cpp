@@ -29,7 +29,10 @@ Communicator::~Communicator() {
 }
 
 Communicator::Communicator(Communicator&& other) noexcept
-    : comm_(std::exchange(other.comm_, MPI_COMM_NULL)), rank_(other.rank_), size_(other.size_) {}
+    : comm_(std::exchange(other.comm_, MPI_COMM_NULL)),
+      rank_(other.rank_),
+      size_(other.size_),
+      tag_counter_(other.tag_counter_) {}
 
 Communicator& Communicator::operator=(Communicator&& other) noexcept {
   if (this != &other) {
@@ -37,11 +40,19 @@ Communicator& Communicator::operator=(Communicator&& other) noexcept {
     comm_ = std::exchange(other.comm_, MPI_COMM_NULL);
     rank_ = other.rank_;
     size_ = other.size_;
+    tag_counter_ = other.tag_counter_;
   }
   return *this;
 }
 
 void Communicator::barrier() const { check_mpi(MPI_Barrier(comm_), "MPI_Barrier"); }
+
+int Communicator::next_tag() const noexcept {
+  // Tags cycle through [1, 32767]: MPI guarantees at least that range. A tag is reused only after
+  // 32767 more movers, long after any mover using it has completed.
+  tag_counter_ = tag_counter_ % 32767 + 1;
+  return tag_counter_;
+}
 
 Environment::Environment(int& argc, char**& argv) {
   int initialized = 0;

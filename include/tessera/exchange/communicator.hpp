@@ -42,10 +42,16 @@ class Communicator {
   /// Collective.
   void barrier() const;
 
+  /// A message tag for one more mover. Movers created in the same order on every rank (which the
+  /// collective calls that create them guarantee) get the same tag, so several movers can be in
+  /// flight at once without their messages matching each other's receives.
+  [[nodiscard]] int next_tag() const noexcept;
+
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
   int size_ = 0;
+  mutable int tag_counter_ = 0;
 };
 
 /// Initialises MPI if nobody has (and then finalises it in the destructor), and hands out

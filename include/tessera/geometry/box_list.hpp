@@ -86,7 +86,8 @@ template <std::size_t N>
   return out;
 }
 
-/// True if no two boxes share a point. Sweeps along dimension 0: O(n log n + overlapping pairs).
+/// True if no two boxes share a point. Sweeps along dimension 0: O(n log n + the pairs whose
+/// dimension-0 ranges overlap), which is O(n^2) for boxes stacked along another dimension.
 template <std::size_t N>
 [[nodiscard]] bool is_disjoint(const BoxList<N>& list) {
   std::vector<std::size_t> order(list.size());

@@ -1,0 +1,150 @@
+#pragma once
+/// \file
+/// Compiling a `MotionPlan` for one rank into a `Schedule` against the storage layouts of the
+/// source and destination arrays on that rank.
+
+#include <cstddef>
+#include <map>
+#include <vector>
+
+#include "tessera/core/error.hpp"
+#include "tessera/plan/motion_plan.hpp"
+#include "tessera/plan/schedule.hpp"
+#include "tessera/plan/storage_layout.hpp"
+
+namespace tessera {
+
+namespace detail {
+
+/// Builds the block of `section` in `layout`'s patch `patch`, axes enumerated in `axis_order`
+/// (block axis k walks storage axis axis_order[k]), then merges axes that are contiguous in memory.
+template <std::size_t N>
+Block make_block(const StorageLayout<N>& layout, int patch, const Section<N>& section,
+                 const std::array<int, N>& axis_order, std::vector<Section1>& runs) {
+  static_assert(N <= kMaxAxes, "schedules support up to kMaxAxes dimensions");
+  const PatchLayout<N>& p = layout.patches()[static_cast<std::size_t>(patch)];
+  std::array<SectionList1, N> local;
+  std::array<index_t, N> stride{};
+  Block b;
+  b.base = p.offset;
+  b.volume = volume(section);
+  for (std::size_t k = 0; k < N; ++k) {
+    const auto d = static_cast<std::size_t>(axis_order[k]);
+    p.axes[d].to_local(section.dim[d], local[k]);
+    stride[k] = p.strides[d];
+  }
+  // Merge the innermost axis into its outer neighbour while it is one contiguous interval that
+  // exactly fills the outer axis' stride: positions of the outer axis are then back to back.
+  std::size_t axes = N;
+  while (axes >= 2) {
+    SectionList1& inner = local[axes - 1];
+    if (inner.size() != 1 || inner[0].run_count != 1) break;
+    const index_t length = inner[0].run_length;
+    if (stride[axes - 2] != length * stride[axes - 1]) break;
+    b.base += inner[0].first * stride[axes - 1];
+    for (Section1& r : local[axes - 2]) {
+      r.first *= length;
+      r.run_length *= length;
+      r.stride *= length;
+    }
+    stride[axes - 2] = stride[axes - 1];
+    --axes;
+  }
+  b.axes = static_cast<std::uint32_t>(axes);
+  for (std::size_t k = 0; k < axes; ++k) {
+    b.axis[k].stride = stride[k];
+    b.axis[k].begin = static_cast<std::uint32_t>(runs.size());
+    runs.insert(runs.end(), local[k].begin(), local[k].end());
+    b.axis[k].end = static_cast<std::uint32_t>(runs.size());
+  }
+  return b;
+}
+
+template <std::size_t N>
+int resolve_patch(const StorageLayout<N>& layout, int given, const Section<N>& s, std::size_t copy_index,
+                  const char* side, int rank) {
+  const int patch = given >= 0 ? given : layout.patch_for(s);
+  if (patch < 0 || patch >= static_cast<int>(layout.patches().size()) ||
+      !layout.patches()[static_cast<std::size_t>(patch)].stores(s))
+    fail(ErrorCode::out_of_range, "MotionPlan copy ", copy_index, ": the ", side, " section ", s,
+         " is not stored by rank ", rank, " (outside its owned data and ghost layers)");
+  return patch;
+}
+
+inline PeerBlocks& peer_entry(std::vector<PeerBlocks>& list, std::map<int, std::size_t>& index, int peer) {
+  auto [it, added] = index.emplace(peer, list.size());
+  if (added) list.push_back(PeerBlocks{peer, {}, 0});
+  return list[it->second];
+}
+
+}  // namespace detail
+
+/// Compiles the copies of `plan` that involve `rank`: sources are looked up in `src` (the layout of
+/// `rank`'s part of the source array), destinations in `dst`. Copies keep the plan's order per peer.
+/// Throws `Error(out_of_range)` naming the copy if a section is not stored by this rank.
+template <std::size_t N>
+[[nodiscard]] Schedule compile_schedule(const MotionPlan<N>& plan, int rank, const StorageLayout<N>& src,
+                                        const StorageLayout<N>& dst) {
+  Schedule s;
+  std::array<int, N> src_order{}, dst_order{};
+  for (std::size_t d = 0; d < N; ++d) {
+    src_order[d] = static_cast<int>(d);
+    // Destination axis d runs along source axis perm[d]; enumerate in source order.
+    dst_order[static_cast<std::size_t>(plan.permutation()[d])] = static_cast<int>(d);
+  }
+  std::map<int, std::size_t> send_index, receive_index;
+  const auto& copies = plan.copies();
+  for (std::size_t i = 0; i < copies.size(); ++i) {
+    const Copy<N>& c = copies[i];
+    if (c.src_rank != rank && c.dst_rank != rank) continue;
+    Block from, to;
+    if (c.src_rank == rank)
+      from = detail::make_block(src, detail::resolve_patch(src, c.src_patch, c.src, i, "source", rank), c.src, src_order, s.runs);
+    if (c.dst_rank == rank)
+      to = detail::make_block(dst, detail::resolve_patch(dst, c.dst_patch, c.dst, i, "destination", rank), c.dst, dst_order, s.runs);
+    if (c.src_rank == rank && c.dst_rank == rank) {
+      s.local_src.push_back(from);
+      s.local_dst.push_back(to);
+    } else if (c.src_rank == rank) {
+      PeerBlocks& p = detail::peer_entry(s.sends, send_index, c.dst_rank);
+      p.blocks.push_back(from);
+      p.elements += from.volume;
+    } else {
+      PeerBlocks& p = detail::peer_entry(s.receives, receive_index, c.src_rank);
+      p.blocks.push_back(to);
+      p.elements += to.volume;
+    }
+  }
+  const auto by_peer = [](const PeerBlocks& a, const PeerBlocks& b) { return a.peer < b.peer; };
+  std::sort(s.sends.begin(), s.sends.end(), by_peer);
+  std::sort(s.receives.begin(), s.receives.end(), by_peer);
+  return s;
+}
+
+/// Checks every copy of a hand-built plan against the layouts of every rank it names (so that all
+/// ranks, which hold the same plan, raise the same error). Throws `Error(out_of_range)` naming the
+/// copy, or `Error(invalid_argument)` for a rank outside the communicator.
+template <std::size_t N>
+void validate_plan(const MotionPlan<N>& plan, const Distribution<N>& src, const GhostSpec<N>& src_ghosts,
+                   const Distribution<N>& dst, const GhostSpec<N>& dst_ghosts) {
+  std::map<int, StorageLayout<N>> src_layouts, dst_layouts;
+  const auto layout_of = [](std::map<int, StorageLayout<N>>& cache, const Distribution<N>& dist, const GhostSpec<N>& g,
+                            int rank, std::size_t i, const char* side) -> const StorageLayout<N>& {
+    if (rank >= dist.comm_size())
+      fail_argument("MotionPlan", detail::concat("copy ", i, " ", side, " rank"), rank,
+                    detail::concat("is not in [0, ", dist.comm_size(), ")"));
+    auto it = cache.find(rank);
+    if (it == cache.end()) it = cache.emplace(rank, StorageLayout<N>::make(dist, rank, g)).first;
+    return it->second;
+  };
+  const auto& copies = plan.copies();
+  for (std::size_t i = 0; i < copies.size(); ++i) {
+    const Copy<N>& c = copies[i];
+    (void)detail::resolve_patch(layout_of(src_layouts, src, src_ghosts, c.src_rank, i, "source"), c.src_patch, c.src, i,
+                                "source", c.src_rank);
+    (void)detail::resolve_patch(layout_of(dst_layouts, dst, dst_ghosts, c.dst_rank, i, "destination"), c.dst_patch, c.dst,
+                                i, "destination", c.dst_rank);
+  }
+}
+
+}  // namespace tessera

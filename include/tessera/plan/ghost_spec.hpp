@@ -1,0 +1,87 @@
+#pragma once
+/// \file
+/// `GhostSpec<N>`: the ghost layers an array keeps around each owned box (D3-ARC viewports, KeLP's
+/// grown regions), and how they are filled.
+/// \code
+///   auto g = tessera::ghosts<2>(1);                              // width 1 on every side, corners too
+///   auto h = tessera::ghosts<3>(2).faces_only().periodic({true, true, false});
+///   auto k = tessera::GhostSpec<2>::sides({1, 0}, {2, 0});       // per side: 1 below, 2 above, rows only
+/// \endcode
+/// Ghosts are filled from whichever ranks own those indices (DESIGN invariant 7): across empty
+/// ranks and from beyond a neighbour thinner than the ghost width. Along a periodic dimension a
+/// ghost that falls outside the domain is filled from the other side; along a non-periodic one it
+/// is left as the program set it (boundary values).
+
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+
+#include "tessera/core/error.hpp"
+#include "tessera/core/hash.hpp"
+#include "tessera/geometry/periodic.hpp"
+#include "tessera/geometry/point.hpp"
+
+namespace tessera {
+
+template <std::size_t N>
+struct GhostSpec {
+  Point<N> lower{};          ///< ghost width below the owned box along each dimension
+  Point<N> upper{};          ///< ghost width above it
+  bool corners = true;       ///< fill edges and corners too (needed by 9- and 27-point stencils)
+  Periodicity<N> periodic{}; ///< which dimensions wrap around
+
+  /// Widths per side; throws `Error(invalid_argument)` for a negative width.
+  [[nodiscard]] static GhostSpec sides(const Point<N>& lower, const Point<N>& upper) {
+    for (std::size_t d = 0; d < N; ++d) {
+      if (lower[d] < 0) fail_argument("GhostSpec", detail::concat("lower[", d, "]"), lower[d], "must be >= 0");
+      if (upper[d] < 0) fail_argument("GhostSpec", detail::concat("upper[", d, "]"), upper[d], "must be >= 0");
+    }
+    GhostSpec g;
+    g.lower = lower;
+    g.upper = upper;
+    return g;
+  }
+  /// The same widths without edges and corners (5- and 7-point stencils).
+  [[nodiscard]] GhostSpec faces_only() const {
+    GhostSpec g = *this;
+    g.corners = false;
+    return g;
+  }
+  /// The same widths, wrapping around along the dimensions marked true.
+  [[nodiscard]] GhostSpec periodic_along(const Periodicity<N>& p) const {
+    GhostSpec g = *this;
+    g.periodic = p;
+    return g;
+  }
+  /// True if no side has a ghost layer.
+  [[nodiscard]] bool none() const noexcept { return lower == Point<N>{} && upper == Point<N>{}; }
+
+  friend bool operator==(const GhostSpec&, const GhostSpec&) = default;
+  [[nodiscard]] std::uint64_t hash() const noexcept {
+    std::uint64_t h = hash_combine(hash_value(lower), hash_value(upper));
+    h = hash_combine(h, corners ? 1 : 0);
+    for (bool p : periodic) h = hash_combine(h, p ? 1 : 0);
+    return h;
+  }
+  /// `ghosts(lower (1, 1), upper (1, 1), corners, periodic (1, 0))`.
+  friend std::ostream& operator<<(std::ostream& out, const GhostSpec& g) {
+    out << "ghosts(lower " << g.lower << ", upper " << g.upper << (g.corners ? ", corners" : ", faces only");
+    out << ", periodic (";
+    for (std::size_t d = 0; d < N; ++d) out << (d ? ", " : "") << (g.periodic[d] ? 1 : 0);
+    return out << "))";
+  }
+};
+
+/// Width `width` on every side of every dimension, edges and corners included, not periodic.
+template <std::size_t N>
+[[nodiscard]] GhostSpec<N> ghosts(index_t width) {
+  return GhostSpec<N>::sides(Point<N>::filled(width), Point<N>::filled(width));
+}
+
+/// No ghost layers.
+template <std::size_t N>
+[[nodiscard]] GhostSpec<N> no_ghosts() {
+  return GhostSpec<N>{};
+}
+
+}  // namespace tessera

@@ -1,0 +1,102 @@
+#pragma once
+/// \file
+/// The halo (ghost fill) plan of one rank: the copies that fill its ghost layers and the copies it
+/// must send to fill its neighbours'. Built without communication from the distribution alone.
+///
+/// Receives: for each patch, the ghost region (the shell `grow(box) \ box`, or only the face slabs
+/// for `faces_only`) is wrapped into the domain along periodic dimensions, and every part of it is
+/// copied from whichever rank owns it — so ghosts are filled across empty ranks and from beyond a
+/// neighbour thinner than the ghost width. Sends: the ranks whose ghost regions can reach this
+/// rank's boxes are found by asking the distribution who owns the boxes grown the other way; their
+/// receive lists are computed with the same function and the copies from this rank kept. Both sides
+/// therefore list the copies between them identically. Cost: O(neighbours x their pieces), never a
+/// loop over all ranks for dimensional distributions.
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "tessera/geometry.hpp"
+#include "tessera/layout/distribution.hpp"
+#include "tessera/plan/ghost_spec.hpp"
+#include "tessera/plan/motion_plan.hpp"
+#include "tessera/plan/storage_layout.hpp"
+
+namespace tessera {
+
+namespace detail {
+
+/// The ghost boxes around `box`: the whole shell, or only its face slabs.
+template <std::size_t N>
+std::vector<Box<N>> ghost_boxes(const Box<N>& box, const GhostSpec<N>& g) {
+  std::vector<Box<N>> out;
+  if (g.corners) {
+    for (const auto& piece : difference(grow(box, g.lower, g.upper), box)) out.push_back(piece);
+    return out;
+  }
+  for (std::size_t d = 0; d < N; ++d) {
+    Box<N> below = box, above = box;
+    below.hi[d] = box.lo[d];
+    below.lo[d] = box.lo[d] - g.lower[d];
+    above.lo[d] = box.hi[d];
+    above.hi[d] = box.hi[d] + g.upper[d];
+    if (!below.empty()) out.push_back(below);
+    if (!above.empty()) out.push_back(above);
+  }
+  return out;
+}
+
+/// Appends the copies that fill `rank`'s ghost layers.
+template <std::size_t N>
+void halo_receives(const Distribution<N>& dist, const GhostSpec<N>& g, int rank, std::vector<Copy<N>>& out) {
+  const auto layout = StorageLayout<N>::make(dist, rank, g);
+  for (std::size_t patch = 0; patch < layout.patches().size(); ++patch) {
+    const Box<N> box = layout.patches()[patch].owned_box();
+    for (const auto& ghost : ghost_boxes(box, g))
+      for (const auto& wrapped : wrap_periodic(ghost, dist.domain(), g.periodic))
+        for (const auto& [section, owner] : dist.pieces(wrapped.box))
+          out.push_back({owner, section, rank, shift(section, -wrapped.offset), -1, static_cast<int>(patch)});
+  }
+}
+
+}  // namespace detail
+
+/// The halo plan of `rank` for arrays over `dist` with ghost layers `g`: the copies into its ghosts
+/// and the copies out of its owned data into its neighbours' ghosts, canonically ordered.
+/// Throws `Error(invalid_argument)` for ghosts along a non-interval dimension.
+template <std::size_t N>
+[[nodiscard]] MotionPlan<N> halo_plan(const Distribution<N>& dist, const GhostSpec<N>& g, int rank) {
+  StorageLayout<N>::check_ghosts(dist, g);
+  MotionPlan<N> plan;
+  if (g.none()) return plan;
+  std::vector<Copy<N>> copies;
+  detail::halo_receives(dist, g, rank, copies);
+  // Who can need my data: the owners of my boxes grown by the ghost widths turned around.
+  std::vector<int> neighbours;
+  const auto mine = StorageLayout<N>::make(dist, rank, no_ghosts<N>());
+  for (const auto& patch : mine.patches())
+    for (const auto& wrapped : wrap_periodic(grow(patch.owned_box(), g.upper, g.lower), dist.domain(), g.periodic))
+      for (const auto& piece : dist.pieces(wrapped.box))
+        if (piece.rank != rank) neighbours.push_back(piece.rank);
+  std::sort(neighbours.begin(), neighbours.end());
+  neighbours.erase(std::unique(neighbours.begin(), neighbours.end()), neighbours.end());
+  for (int q : neighbours) {
+    std::vector<Copy<N>> theirs;
+    detail::halo_receives(dist, g, q, theirs);
+    for (auto& c : theirs)
+      if (c.src_rank == rank) copies.push_back(std::move(c));
+  }
+  for (const auto& c : copies) plan.copy(c.src_rank, c.src, c.dst_rank, c.dst, c.src_patch, c.dst_patch);
+  plan.canonical_order();
+  return plan;
+}
+
+/// The reverse halo plan: every ghost element is combined with `op` into the element it mirrors on
+/// its owner (KeLP's accumulate-while-moving; particle deposition, finite-element assembly).
+template <std::size_t N>
+[[nodiscard]] MotionPlan<N> reverse_halo_plan(const Distribution<N>& dist, const GhostSpec<N>& g, int rank,
+                                              CombineOp op = CombineOp::add) {
+  return halo_plan(dist, g, rank).reversed().with_op(op);
+}
+
+}  // namespace tessera

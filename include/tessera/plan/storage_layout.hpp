@@ -1,0 +1,208 @@
+#pragma once
+/// \file
+/// `StorageLayout<N>`: how one rank stores its part of an array (DESIGN.md "Sections and storage"),
+/// the description schedules are compiled against. Pure: computable for any rank on any rank.
+///
+/// A rank's buffer holds one or more **patches**, one after another. A dimensional distribution
+/// gives one patch (none on a rank that owns nothing); a user-defined distribution one patch per
+/// owned box, in `owned_boxes` order. A patch is a dense row-major array; along each axis it maps a
+/// global index to a local index in one of two ways:
+/// - **interval** axes (block, cut, collapsed, user boxes): local = i - first + ghost_lo, with
+///   `ghost_lo` layers below the owned interval and `ghost_hi` above;
+/// - **compacted** axes (cyclic, block-cyclic, irregular): local = the per-dimension
+///   `local_offset(i)` (ScaLAPACK compaction); no ghosts.
+/// \code
+///   // 10x10 over a 2x2 grid, ghosts of width 1: rank 3 stores 7x7 doubles, (5,5) at local (1,1)
+///   auto layout = tessera::StorageLayout<2>::make(dist, 3, tessera::ghosts<2>(1));
+///   layout.patches()[0].element_offset({5, 5});   // 1 * 7 + 1 = 8
+/// \endcode
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "tessera/core/error.hpp"
+#include "tessera/geometry.hpp"
+#include "tessera/layout/distribution.hpp"
+#include "tessera/plan/ghost_spec.hpp"
+
+namespace tessera {
+
+/// How one axis of a patch maps global indices to local ones.
+struct AxisMap {
+  index_t first = 0;     ///< interval axes: the first owned global index
+  index_t count = 0;     ///< owned indices along the axis
+  index_t ghost_lo = 0;  ///< ghost layers below (interval axes only)
+  index_t ghost_hi = 0;  ///< ghost layers above
+  std::optional<DimDistribution> compacted;  ///< set for compacted axes: the axis' distribution...
+  int coord = 0;                             ///< ...and the grid coordinate this patch holds
+
+  [[nodiscard]] bool is_interval() const noexcept { return !compacted.has_value(); }
+  /// Local extent, ghosts included.
+  [[nodiscard]] index_t extent() const noexcept { return count + ghost_lo + ghost_hi; }
+  /// Local index of global index i (i must be stored by this axis).
+  [[nodiscard]] index_t local(index_t i) const noexcept {
+    return compacted ? compacted->local_offset(i) : i - first + ghost_lo;
+  }
+  /// Global index at local index l (inverse of `local`).
+  [[nodiscard]] index_t global(index_t l) const noexcept {
+    return compacted ? compacted->global_index(coord, l) : l - ghost_lo + first;
+  }
+  /// True if every index of `s` is stored along this axis (owned, or in a ghost layer).
+  [[nodiscard]] bool stores(const Section1& s) const;
+  /// True if every index of `s` is owned (not a ghost).
+  [[nodiscard]] bool owns(const Section1& s) const;
+  /// Appends the local images of the indices of `s`, in increasing order of position in `s`, as
+  /// local sections (one in the common cases). `s` must be stored by this axis.
+  void to_local(const Section1& s, SectionList1& out) const;
+};
+
+/// One dense row-major patch of a rank's buffer.
+template <std::size_t N>
+struct PatchLayout {
+  std::array<AxisMap, N> axes{};
+  index_t offset = 0;   ///< elements from the start of the rank's buffer
+  Point<N> strides{};   ///< row-major strides of the patch, in elements
+  index_t size = 0;     ///< elements, ghosts included
+
+  /// Local extents, ghosts included.
+  [[nodiscard]] Point<N> extents() const noexcept {
+    Point<N> e;
+    for (std::size_t d = 0; d < N; ++d) e[d] = axes[d].extent();
+    return e;
+  }
+  /// Offset in the rank's buffer of global point p (p must be stored by this patch).
+  [[nodiscard]] index_t element_offset(const Point<N>& p) const noexcept {
+    index_t off = offset;
+    for (std::size_t d = 0; d < N; ++d) off += axes[d].local(p[d]) * strides[d];
+    return off;
+  }
+  /// The owned box of a patch whose axes are all intervals (the bounding box otherwise).
+  [[nodiscard]] Box<N> owned_box() const noexcept {
+    Box<N> b;
+    for (std::size_t d = 0; d < N; ++d) {
+      b.lo[d] = axes[d].is_interval() ? axes[d].first : axes[d].global(0);
+      b.hi[d] = axes[d].is_interval() ? axes[d].first + axes[d].count : axes[d].global(axes[d].count - 1) + 1;
+    }
+    return b;
+  }
+  /// The owned box grown by the ghost layers (all-interval patches).
+  [[nodiscard]] Box<N> storage_box() const noexcept {
+    Box<N> b = owned_box();
+    for (std::size_t d = 0; d < N; ++d) b.lo[d] -= axes[d].ghost_lo, b.hi[d] += axes[d].ghost_hi;
+    return b;
+  }
+  [[nodiscard]] bool stores(const Section<N>& s) const {
+    for (std::size_t d = 0; d < N; ++d)
+      if (!axes[d].stores(s.dim[d])) return false;
+    return true;
+  }
+  [[nodiscard]] bool owns(const Section<N>& s) const {
+    for (std::size_t d = 0; d < N; ++d)
+      if (!axes[d].owns(s.dim[d])) return false;
+    return true;
+  }
+};
+
+template <std::size_t N>
+class StorageLayout {
+ public:
+  /// The layout of `rank`'s part of an array over `dist` with ghost layers `ghosts`.
+  /// Throws `Error(invalid_argument)` for a ghost width along a dimension whose owned set is not an
+  /// interval (cyclic, block-cyclic, irregular): use a section move with an offset there instead.
+  [[nodiscard]] static StorageLayout make(const Distribution<N>& dist, int rank, const GhostSpec<N>& ghosts) {
+    check_ghosts(dist, ghosts);
+    StorageLayout layout;
+    if (dist.is_user_defined()) {
+      for (const auto& box : dist.owned_boxes(rank)) {
+        PatchLayout<N> p;
+        for (std::size_t d = 0; d < N; ++d) {
+          p.axes[d].first = box.lo[d];
+          p.axes[d].count = box.hi[d] - box.lo[d];
+          p.axes[d].ghost_lo = ghosts.lower[d];
+          p.axes[d].ghost_hi = ghosts.upper[d];
+        }
+        layout.add(std::move(p));
+      }
+      return layout;
+    }
+    const auto position = dist.grid().position_of(rank);
+    if (!position) return layout;  // a skeleton stores nothing
+    PatchLayout<N> p;
+    for (std::size_t d = 0; d < N; ++d) {
+      const DimDistribution& dd = dist.dim(d, *position);
+      const int c = static_cast<int>((*position)[d]);
+      AxisMap& a = p.axes[d];
+      a.count = dd.local_count(c);
+      if (a.count == 0) return layout;  // owns nothing: no patch, no ghosts to fill
+      a.coord = c;
+      if (dd.owns_intervals()) {
+        a.first = dd.boundaries()[static_cast<std::size_t>(c)];
+        a.ghost_lo = ghosts.lower[d];
+        a.ghost_hi = ghosts.upper[d];
+      } else {
+        a.compacted = dd;
+      }
+    }
+    layout.add(std::move(p));
+    return layout;
+  }
+
+  [[nodiscard]] const std::vector<PatchLayout<N>>& patches() const noexcept { return patches_; }
+  /// Elements in the rank's buffer, ghosts included.
+  [[nodiscard]] index_t size() const noexcept { return size_; }
+
+  /// The patch that owns point p, or -1.
+  [[nodiscard]] int patch_owning(const Point<N>& p) const {
+    for (std::size_t i = 0; i < patches_.size(); ++i) {
+      bool inside = true;
+      for (std::size_t d = 0; d < N && inside; ++d) {
+        const AxisMap& a = patches_[i].axes[d];
+        inside = a.owns(Section1::interval(p[d], p[d] + 1));
+      }
+      if (inside) return static_cast<int>(i);
+    }
+    return -1;
+  }
+  /// The patch a copy's section belongs to: the one owning it, else the first one storing it; -1 if none.
+  [[nodiscard]] int patch_for(const Section<N>& s) const {
+    if (s.empty()) return -1;
+    for (std::size_t i = 0; i < patches_.size(); ++i)
+      if (patches_[i].owns(s)) return static_cast<int>(i);
+    for (std::size_t i = 0; i < patches_.size(); ++i)
+      if (patches_[i].stores(s)) return static_cast<int>(i);
+    return -1;
+  }
+
+  /// Throws `Error(invalid_argument)` if `ghosts` asks for layers along a non-interval dimension.
+  static void check_ghosts(const Distribution<N>& dist, const GhostSpec<N>& ghosts) {
+    if (dist.is_user_defined()) return;
+    for (std::size_t d = 0; d < N; ++d) {
+      if (ghosts.lower[d] == 0 && ghosts.upper[d] == 0) continue;
+      const DimDistribution& dd = dist.dim(d);
+      if (!dd.owns_intervals())
+        fail_argument("ghosts", detail::concat("width along dimension ", d), std::max(ghosts.lower[d], ghosts.upper[d]),
+                      detail::concat("is not possible: dimension ", d, " is distributed ", to_string(dd.kind()),
+                                     ", so a rank's indices there are not one interval (use a shifted section copy)"));
+    }
+  }
+
+ private:
+  void add(PatchLayout<N> p) {
+    p.offset = size_;
+    index_t stride = 1;
+    for (std::size_t d = N; d-- > 0;) {
+      p.strides[d] = stride;
+      stride = checked_mul(stride, p.axes[d].extent(), "StorageLayout patch size");
+    }
+    p.size = stride;
+    size_ = checked_add(size_, p.size, "StorageLayout size");
+    patches_.push_back(std::move(p));
+  }
+
+  std::vector<PatchLayout<N>> patches_;
+  index_t size_ = 0;
+};
+
+}  // namespace tessera

@@ -1,0 +1,244 @@
+#include "tessera/exchange/mover.hpp"
+
+#include <climits>
+#include <cstring>
+#include <span>
+#include <utility>
+
+namespace tessera {
+
+namespace {
+
+constexpr std::size_t kMessageUnit = 64;  // bytes; messages over INT_MAX bytes count in these
+
+/// Count and datatype of a message of `bytes` (both sides compute the same from the same size).
+std::pair<int, MPI_Datatype> message_shape(std::size_t bytes, MPI_Datatype unit) {
+  if (bytes <= static_cast<std::size_t>(INT_MAX)) return {static_cast<int>(bytes), MPI_BYTE};
+  const std::size_t units = (bytes + kMessageUnit - 1) / kMessageUnit;
+  if (units > static_cast<std::size_t>(INT_MAX)) fail(ErrorCode::overflow, "Mover: a message of ", bytes, " bytes is too large");
+  return {static_cast<int>(units), unit};
+}
+
+std::size_t padded(std::size_t bytes) {
+  return bytes <= static_cast<std::size_t>(INT_MAX) ? bytes : (bytes + kMessageUnit - 1) / kMessageUnit * kMessageUnit;
+}
+
+template <std::size_t Size>
+void copy_strided_fixed(std::byte* out, const std::byte* in, index_t count, index_t stride_bytes, bool gather) {
+  for (index_t e = 0; e < count; ++e) {
+    if (gather) std::memcpy(out + e * static_cast<index_t>(Size), in + e * stride_bytes, Size);
+    else std::memcpy(out + e * stride_bytes, in + e * static_cast<index_t>(Size), Size);
+  }
+}
+
+/// Copies `count` elements between a strided array region and a packed buffer. `gather`: array ->
+/// buffer (out = buffer); otherwise buffer -> array (out = array).
+void copy_strided(std::byte* out, const std::byte* in, index_t count, index_t stride, std::size_t es, bool gather) {
+  const index_t stride_bytes = stride * static_cast<index_t>(es);
+  switch (es) {  // fixed sizes let the compiler turn each memcpy into one load and one store
+    case 4: copy_strided_fixed<4>(out, in, count, stride_bytes, gather); return;
+    case 8: copy_strided_fixed<8>(out, in, count, stride_bytes, gather); return;
+    case 16: copy_strided_fixed<16>(out, in, count, stride_bytes, gather); return;
+    default:
+      for (index_t e = 0; e < count; ++e) {
+        if (gather) std::memcpy(out + e * static_cast<index_t>(es), in + e * stride_bytes, es);
+        else std::memcpy(out + e * stride_bytes, in + e * static_cast<index_t>(es), es);
+      }
+  }
+}
+
+/// Packs the blocks of one peer (or one local copy) into `buffer`; returns bytes written.
+std::size_t pack(const Schedule& s, const Block* first, const Block* last, const std::byte* array, std::byte* buffer,
+                 std::size_t es) {
+  std::byte* at = buffer;
+  for (const Block& b : std::span(first, last))
+    s.for_each_stretch(b, [&](index_t offset, index_t count, index_t stride) {
+      const std::byte* from = array + offset * static_cast<index_t>(es);
+      if (stride == 1) {
+        std::memcpy(at, from, static_cast<std::size_t>(count) * es);
+      } else {
+        copy_strided(at, from, count, stride, es, true);
+      }
+      at += static_cast<std::size_t>(count) * es;
+    });
+  return static_cast<std::size_t>(at - buffer);
+}
+
+/// Unpacks `buffer` into the blocks, replacing or combining.
+void unpack_blocks(const Schedule& s, const Block* first, const Block* last, std::byte* array, const std::byte* buffer,
+                   std::size_t es, CombineFn combine) {
+  const std::byte* at = buffer;
+  for (const Block& b : std::span(first, last))
+    s.for_each_stretch(b, [&](index_t offset, index_t count, index_t stride) {
+      std::byte* to = array + offset * static_cast<index_t>(es);
+      if (combine == nullptr) {
+        if (stride == 1) std::memcpy(to, at, static_cast<std::size_t>(count) * es);
+        else copy_strided(to, at, count, stride, es, false);
+      } else if (stride == 1) {
+        combine(to, at, count);
+      } else {
+        for (index_t e = 0; e < count; ++e) combine(to + e * stride * static_cast<index_t>(es), at + e * static_cast<index_t>(es), 1);
+      }
+      at += static_cast<std::size_t>(count) * es;
+    });
+}
+
+}  // namespace
+
+Mover::Mover(const Communicator& comm, std::shared_ptr<const Schedule> schedule, std::size_t element_size,
+             CombineFn combine)
+    : comm_(&comm), schedule_(std::move(schedule)), element_size_(element_size), combine_(combine), tag_(comm.next_tag()) {
+  if (!schedule_) fail_argument("Mover", "schedule", "null", "must point to a compiled schedule");
+  if (element_size == 0) fail_argument("Mover", "element_size", 0, "must be > 0");
+  check_mpi(MPI_Type_contiguous(static_cast<int>(kMessageUnit), MPI_BYTE, &unit_), "MPI_Type_contiguous");
+  check_mpi(MPI_Type_commit(&unit_), "MPI_Type_commit");
+  const Schedule& s = *schedule_;
+  const auto make = [&](const std::vector<PeerBlocks>& list, std::vector<Channel>& channels, bool receiving) {
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      Channel c;
+      c.peer = list[i].peer;
+      c.peer_index = i;
+      c.bytes = static_cast<std::size_t>(list[i].elements) * element_size_;
+      // In place only for one contiguous block, a message MPI can count in bytes, and (receiving)
+      // no combine: combining needs the arriving values apart from the old ones.
+      c.in_place = list[i].blocks.size() == 1 && s.contiguous(list[i].blocks[0]) &&
+                   c.bytes <= static_cast<std::size_t>(INT_MAX) && !(receiving && combine_ != nullptr);
+      if (!c.in_place) {
+        c.buffer.resize(padded(c.bytes));
+        ++stats_.buffer_allocations;
+      }
+      channels.push_back(std::move(c));
+    }
+  };
+  make(s.sends, sends_, false);
+  make(s.receives, receives_, true);
+  staging_.resize(static_cast<std::size_t>(s.local_elements()) * element_size_);
+  if (!staging_.empty()) ++stats_.buffer_allocations;
+  send_requests_.assign(sends_.size(), MPI_REQUEST_NULL);
+  receive_requests_.assign(receives_.size(), MPI_REQUEST_NULL);
+  unpacked_.assign(receives_.size(), 0);
+}
+
+Mover::~Mover() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
+  if (in_flight_) {
+    // Never leave MPI writing into memory we no longer describe: complete what was started.
+    MPI_Waitall(static_cast<int>(receive_requests_.size()), receive_requests_.data(), MPI_STATUSES_IGNORE);
+    MPI_Waitall(static_cast<int>(send_requests_.size()), send_requests_.data(), MPI_STATUSES_IGNORE);
+  }
+  if (unit_ != MPI_DATATYPE_NULL) MPI_Type_free(&unit_);
+}
+
+Mover::Mover(Mover&& o) noexcept
+    : comm_(o.comm_),
+      schedule_(std::move(o.schedule_)),
+      element_size_(o.element_size_),
+      combine_(o.combine_),
+      tag_(o.tag_),
+      unit_(std::exchange(o.unit_, MPI_DATATYPE_NULL)),
+      sends_(std::move(o.sends_)),
+      receives_(std::move(o.receives_)),
+      staging_(std::move(o.staging_)),
+      send_requests_(std::move(o.send_requests_)),
+      receive_requests_(std::move(o.receive_requests_)),
+      unpacked_(std::move(o.unpacked_)),
+      receives_left_(o.receives_left_),
+      src_(o.src_),
+      dst_(o.dst_),
+      in_flight_(std::exchange(o.in_flight_, false)),
+      stats_(o.stats_) {}
+
+void Mover::start(const void* src, void* dst) {
+  if (in_flight_) fail_argument("Mover::start", "mover", "in flight", "must be completed with wait() before it starts again");
+  src_ = static_cast<const std::byte*>(src);
+  dst_ = static_cast<std::byte*>(dst);
+  const Schedule& s = *schedule_;
+  // Receives first, so that no message arrives unexpected.
+  for (std::size_t i = 0; i < receives_.size(); ++i) {
+    Channel& c = receives_[i];
+    void* into = c.in_place ? static_cast<void*>(dst_ + s.contiguous_offset(s.receives[c.peer_index].blocks[0]) *
+                                                          static_cast<index_t>(element_size_))
+                            : static_cast<void*>(c.buffer.data());
+    const auto [count, type] = message_shape(c.bytes, unit_);
+    check_mpi(MPI_Irecv(into, count, type, c.peer, tag_, comm_->raw(), &receive_requests_[i]), "MPI_Irecv");
+    unpacked_[i] = 0;
+  }
+  receives_left_ = receives_.size();
+  for (std::size_t i = 0; i < sends_.size(); ++i) {
+    Channel& c = sends_[i];
+    const void* from;
+    if (c.in_place) {
+      from = src_ + s.contiguous_offset(s.sends[c.peer_index].blocks[0]) * static_cast<index_t>(element_size_);
+    } else {
+      const auto& blocks = s.sends[c.peer_index].blocks;
+      pack(s, blocks.data(), blocks.data() + blocks.size(), src_, c.buffer.data(), element_size_);
+      from = c.buffer.data();
+    }
+    const auto [count, type] = message_shape(c.bytes, unit_);
+    check_mpi(MPI_Isend(from, count, type, c.peer, tag_, comm_->raw(), &send_requests_[i]), "MPI_Isend");
+    ++stats_.messages_sent;
+    stats_.bytes_sent += c.bytes;
+  }
+  // Local copies: read everything, then write everything, so overlapping copies behave as if
+  // they all happened at once.
+  if (!s.local_src.empty()) {
+    pack(s, s.local_src.data(), s.local_src.data() + s.local_src.size(), src_, staging_.data(), element_size_);
+    unpack_blocks(s, s.local_dst.data(), s.local_dst.data() + s.local_dst.size(), dst_, staging_.data(), element_size_,
+                  combine_);
+    stats_.bytes_copied_locally += staging_.size();
+  }
+  in_flight_ = true;
+}
+
+void Mover::unpack(const Channel& c) {
+  if (c.in_place) return;  // already where it belongs
+  const auto& blocks = schedule_->receives[c.peer_index].blocks;
+  unpack_blocks(*schedule_, blocks.data(), blocks.data() + blocks.size(), dst_, c.buffer.data(), element_size_, combine_);
+}
+
+void Mover::finish_receives(bool blocking) {
+  while (receives_left_ > 0) {
+    int index = MPI_UNDEFINED, flag = 0;
+    if (blocking) {
+      check_mpi(MPI_Waitany(static_cast<int>(receive_requests_.size()), receive_requests_.data(), &index, MPI_STATUS_IGNORE),
+                "MPI_Waitany");
+    } else {
+      check_mpi(MPI_Testany(static_cast<int>(receive_requests_.size()), receive_requests_.data(), &index, &flag,
+                            MPI_STATUS_IGNORE),
+                "MPI_Testany");
+      if (!flag || index == MPI_UNDEFINED) return;
+    }
+    if (index == MPI_UNDEFINED) break;
+    const auto i = static_cast<std::size_t>(index);
+    if (!unpacked_[i]) {
+      unpack(receives_[i]);
+      unpacked_[i] = 1;
+      --receives_left_;
+    }
+  }
+}
+
+void Mover::wait() {
+  if (!in_flight_) return;
+  finish_receives(true);
+  check_mpi(MPI_Waitall(static_cast<int>(send_requests_.size()), send_requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  in_flight_ = false;
+  ++stats_.executions;
+}
+
+bool Mover::test() {
+  if (!in_flight_) return true;
+  finish_receives(false);
+  if (receives_left_ > 0) return false;
+  int done = 0;
+  check_mpi(MPI_Testall(static_cast<int>(send_requests_.size()), send_requests_.data(), &done, MPI_STATUSES_IGNORE),
+            "MPI_Testall");
+  if (!done) return false;
+  in_flight_ = false;
+  ++stats_.executions;
+  return true;
+}
+
+}  // namespace tessera

@@ -1,0 +1,155 @@
+#pragma once
+// Shared pieces of the engine tests: random distributions that every rank builds alike (same
+// seed), arrays filled with a value that encodes each element's global index, and independent
+// serial references for what ghost layers must hold.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "tessera/geometry.hpp"
+#include "tessera/layout/distribution.hpp"
+#include "tessera/plan/storage_layout.hpp"
+
+namespace tessera::testing {
+
+/// A value that identifies a global point (exact in a double for coordinates in [-500, 500)).
+template <std::size_t N>
+double value_of(const Point<N>& p) {
+  double v = 0;
+  for (std::size_t d = 0; d < N; ++d) v = v * 1000.0 + static_cast<double>(p[d] + 500);
+  return v + 0.25;
+}
+inline constexpr double kSentinel = -7.5;
+
+/// A random grid over `comm_size` ranks: a random number of positions, a random subset of ranks in
+/// a random order (the rest are skeletons).
+template <std::size_t N>
+ProcGrid<N> random_grid(std::mt19937_64& rng, int comm_size) {
+  for (;;) {
+    Point<N> shape;
+    index_t positions = 1;
+    for (std::size_t d = 0; d < N; ++d) positions *= (shape[d] = 1 + static_cast<index_t>(rng() % 3));
+    if (positions > comm_size) continue;
+    std::vector<int> ranks(static_cast<std::size_t>(comm_size));
+    std::iota(ranks.begin(), ranks.end(), 0);
+    std::shuffle(ranks.begin(), ranks.end(), rng);
+    ranks.resize(static_cast<std::size_t>(positions));
+    if (rng() % 3 == 0) std::sort(ranks.begin(), ranks.end());
+    return ProcGrid<N>::from_ranks(comm_size, shape, ranks);
+  }
+}
+
+/// A random spec; `interval_only` keeps to kinds whose ranks own one interval (ghosts possible).
+inline DimSpec random_spec(std::mt19937_64& rng, index_t lo, index_t hi, int g, bool interval_only) {
+  const auto pick = rng() % (interval_only ? 3 : 6);
+  switch (pick) {
+    case 0: return g == 1 && rng() % 2 ? collapsed() : block();
+    case 1: {  // cuts with empty and thin ranks
+      std::vector<index_t> b{lo};
+      for (int c = 1; c < g; ++c) b.push_back(b.back() + static_cast<index_t>(rng() % static_cast<std::uint64_t>(hi - b.back() + 1)));
+      b.push_back(hi);
+      return cut(b);
+    }
+    case 2: return cut_weights(std::vector<double>(static_cast<std::size_t>(g), 1.0)).with_logical_block(2);
+    case 3: return cyclic();
+    case 4: return block_cyclic(1 + static_cast<index_t>(rng() % 3), static_cast<int>(rng() % static_cast<std::uint64_t>(g)));
+    default: {
+      std::vector<int> owners(static_cast<std::size_t>(hi - lo));
+      for (auto& o : owners) o = static_cast<int>(rng() % static_cast<std::uint64_t>(g));
+      return irregular(owners);
+    }
+  }
+}
+
+template <std::size_t N>
+Box<N> random_domain(std::mt19937_64& rng, index_t max_extent) {
+  Box<N> b;
+  for (std::size_t d = 0; d < N; ++d) {
+    b.lo[d] = static_cast<index_t>(rng() % 7) - 3;
+    b.hi[d] = b.lo[d] + 1 + static_cast<index_t>(rng() % static_cast<std::uint64_t>(max_extent));
+  }
+  return b;
+}
+
+template <std::size_t N>
+Distribution<N> random_distribution(std::mt19937_64& rng, const Box<N>& domain, int comm_size, bool interval_only) {
+  const auto grid = random_grid<N>(rng, comm_size);
+  std::array<DimSpec, N> specs;
+  for (std::size_t d = 0; d < N; ++d)
+    specs[d] = random_spec(rng, domain.lo[d], domain.hi[d], static_cast<int>(grid.extent(d)), interval_only);
+  return Distribution<N>(domain, grid, specs);
+}
+
+/// A rank's storage with every owned element set to value_of(its point) and every ghost to kSentinel.
+template <std::size_t N>
+std::vector<double> filled_storage(const StorageLayout<N>& layout) {
+  std::vector<double> data(static_cast<std::size_t>(layout.size()), kSentinel);
+  for (const auto& patch : layout.patches()) {
+    Section<N> owned;
+    for (std::size_t d = 0; d < N; ++d) {
+      const AxisMap& a = patch.axes[d];
+      if (a.is_interval()) {
+        owned.dim[d] = Section1::interval(a.first, a.first + a.count);
+      } else {
+        owned.dim[d] = Section1{};  // filled below point by point
+      }
+    }
+    // Walk local indices so that compacted axes are covered too.
+    Box<N> local;
+    for (std::size_t d = 0; d < N; ++d) {
+      local.lo[d] = patch.axes[d].ghost_lo;
+      local.hi[d] = patch.axes[d].ghost_lo + patch.axes[d].count;
+    }
+    for_each_point(local, [&](const Point<N>& l) {
+      Point<N> p;
+      for (std::size_t d = 0; d < N; ++d) p[d] = patch.axes[d].global(l[d]);
+      data[static_cast<std::size_t>(patch.element_offset(p))] = value_of(p);
+    });
+  }
+  return data;
+}
+
+/// Calls visit(global point, stored value) for every owned element of `layout`.
+template <std::size_t N, class Visit>
+void for_each_owned(const StorageLayout<N>& layout, const std::vector<double>& data, Visit&& visit) {
+  for (const auto& patch : layout.patches()) {
+    Box<N> local;
+    for (std::size_t d = 0; d < N; ++d) {
+      local.lo[d] = patch.axes[d].ghost_lo;
+      local.hi[d] = patch.axes[d].ghost_lo + patch.axes[d].count;
+    }
+    for_each_point(local, [&](const Point<N>& l) {
+      Point<N> p;
+      for (std::size_t d = 0; d < N; ++d) p[d] = patch.axes[d].global(l[d]);
+      visit(p, data[static_cast<std::size_t>(patch.element_offset(p))]);
+    });
+  }
+}
+
+/// The ghost points of a patch a spec asks to fill (the shell, or the face slabs), written out
+/// independently of the plan builders.
+template <std::size_t N>
+bool in_requested_ghost(const Box<N>& owned, const GhostSpec<N>& g, const Point<N>& q) {
+  if (contains(owned, q) || !contains(grow(owned, g.lower, g.upper), q)) return false;
+  if (g.corners) return true;
+  int outside = 0;
+  for (std::size_t d = 0; d < N; ++d) outside += (q[d] < owned.lo[d] || q[d] >= owned.hi[d]) ? 1 : 0;
+  return outside == 1;
+}
+
+/// q wrapped into the domain along periodic dimensions; nullopt if it is outside along another.
+template <std::size_t N>
+std::optional<Point<N>> wrap_point(const Box<N>& domain, const Periodicity<N>& periodic, Point<N> q) {
+  for (std::size_t d = 0; d < N; ++d) {
+    if (q[d] >= domain.lo[d] && q[d] < domain.hi[d]) continue;
+    if (!periodic[d]) return std::nullopt;
+    q[d] = domain.lo[d] + floor_mod(q[d] - domain.lo[d], domain.hi[d] - domain.lo[d]);
+  }
+  return q;
+}
+
+}  // namespace tessera::testing
