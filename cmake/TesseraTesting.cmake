@@ -13,7 +13,7 @@ set(TESSERA_MPI_TEST_ENVIRONMENT
     OMPI_MCA_rmaps_base_oversubscribe=1
     OMPI_MCA_mpi_yield_when_idle=1
     OMPI_MCA_btl_vader_single_copy_mechanism=none)
-set(TESSERA_MPI_TEST_RANKS 1 2 3 4 CACHE STRING "Rank counts every MPI test runs with")
+set(TESSERA_MPI_TEST_RANKS 1 2 3 4 5 CACHE STRING "Rank counts every MPI test runs with")
 set(TESSERA_MPI_TEST_TIMEOUT 300 CACHE STRING "Seconds before a hung MPI test is killed and failed")
 
 # tessera_add_unit_tests(<layer>): every tests/unit/<layer>/*_test.cpp into one executable.

@@ -10,8 +10,10 @@
 #include <random>
 #include <vector>
 
+#include "random_geometry.hpp"
 #include "tessera/geometry.hpp"
 #include "tessera/layout/distribution.hpp"
+#include "tessera/plan/ghost_spec.hpp"
 #include "tessera/plan/storage_layout.hpp"
 
 namespace tessera::testing {
@@ -75,13 +77,30 @@ Box<N> random_domain(std::mt19937_64& rng, index_t max_extent) {
   return b;
 }
 
+/// A random distribution; dimensions marked in `interval_only` get kinds that allow ghosts.
 template <std::size_t N>
-Distribution<N> random_distribution(std::mt19937_64& rng, const Box<N>& domain, int comm_size, bool interval_only) {
+Distribution<N> random_distribution(std::mt19937_64& rng, const Box<N>& domain, int comm_size,
+                                    const std::array<bool, N>& interval_only) {
   const auto grid = random_grid<N>(rng, comm_size);
   std::array<DimSpec, N> specs;
   for (std::size_t d = 0; d < N; ++d)
-    specs[d] = random_spec(rng, domain.lo[d], domain.hi[d], static_cast<int>(grid.extent(d)), interval_only);
+    specs[d] = random_spec(rng, domain.lo[d], domain.hi[d], static_cast<int>(grid.extent(d)), interval_only[d]);
   return Distribution<N>(domain, grid, specs);
+}
+
+template <std::size_t N>
+Distribution<N> random_distribution(std::mt19937_64& rng, const Box<N>& domain, int comm_size, bool interval_only) {
+  std::array<bool, N> mask;
+  mask.fill(interval_only);
+  return random_distribution(rng, domain, comm_size, mask);
+}
+
+/// Dimensions along which `g` has a ghost layer (they need interval kinds).
+template <std::size_t N>
+std::array<bool, N> ghosted_dims(const GhostSpec<N>& g) {
+  std::array<bool, N> m{};
+  for (std::size_t d = 0; d < N; ++d) m[d] = g.lower[d] > 0 || g.upper[d] > 0;
+  return m;
 }
 
 /// A rank's storage with every owned element set to value_of(its point) and every ghost to kSentinel.
@@ -126,6 +145,24 @@ void for_each_owned(const StorageLayout<N>& layout, const std::vector<double>& d
       Point<N> p;
       for (std::size_t d = 0; d < N; ++d) p[d] = patch.axes[d].global(l[d]);
       visit(p, data[static_cast<std::size_t>(patch.element_offset(p))]);
+    });
+  }
+}
+
+/// Calls visit(patch, global point, element offset, owned) for every element a rank stores, ghosts
+/// included, walking local indices (so compacted axes visit only the indices the rank owns).
+template <std::size_t N, class Visit>
+void for_each_stored(const StorageLayout<N>& layout, Visit&& visit) {
+  for (const auto& patch : layout.patches()) {
+    for_each_point(Box<N>::from_extents(patch.extents()), [&](const Point<N>& l) {
+      Point<N> p;
+      bool owned = true;
+      for (std::size_t d = 0; d < N; ++d) {
+        const AxisMap& a = patch.axes[d];
+        p[d] = a.global(l[d]);
+        owned = owned && l[d] >= a.ghost_lo && l[d] < a.ghost_lo + a.count;
+      }
+      visit(patch, p, patch.element_offset(p), owned);
     });
   }
 }

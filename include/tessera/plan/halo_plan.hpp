@@ -46,16 +46,33 @@ std::vector<Box<N>> ghost_boxes(const Box<N>& box, const GhostSpec<N>& g) {
   return out;
 }
 
+/// The sections a ghost box denotes for a patch: along compacted axes (which have no ghosts) the
+/// box spans the patch's bounding range, but only the indices the patch owns there belong to it.
+template <std::size_t N>
+std::vector<Section<N>> ghost_sections(const Box<N>& ghost, const PatchLayout<N>& patch) {
+  std::array<SectionList1, N> per_axis;
+  for (std::size_t d = 0; d < N; ++d) {
+    const AxisMap& a = patch.axes[d];
+    if (a.is_interval()) {
+      per_axis[d].push_back(Section1::interval(ghost.lo[d], ghost.hi[d]));
+    } else {
+      per_axis[d] = a.compacted->owned(a.coord);
+    }
+  }
+  return cartesian_product(per_axis);
+}
+
 /// Appends the copies that fill `rank`'s ghost layers.
 template <std::size_t N>
 void halo_receives(const Distribution<N>& dist, const GhostSpec<N>& g, int rank, std::vector<Copy<N>>& out) {
   const auto layout = StorageLayout<N>::make(dist, rank, g);
   for (std::size_t patch = 0; patch < layout.patches().size(); ++patch) {
-    const Box<N> box = layout.patches()[patch].owned_box();
-    for (const auto& ghost : ghost_boxes(box, g))
+    const PatchLayout<N>& p = layout.patches()[patch];
+    for (const auto& ghost : ghost_boxes(p.owned_box(), g))
       for (const auto& wrapped : wrap_periodic(ghost, dist.domain(), g.periodic))
-        for (const auto& [section, owner] : dist.pieces(wrapped.box))
-          out.push_back({owner, section, rank, shift(section, -wrapped.offset), -1, static_cast<int>(patch)});
+        for (const auto& region : ghost_sections(wrapped.box, p))
+          for (const auto& [section, owner] : dist.pieces(region))
+            out.push_back({owner, section, rank, shift(section, -wrapped.offset), -1, static_cast<int>(patch)});
   }
 }
 

@@ -1,0 +1,147 @@
+// The mover itself: several in flight at once, reuse without growth, polling, and hand-built
+// (KeLP-style) plans, good and bad.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include "engine_checks.hpp"
+#include "tessera/exchange/mover.hpp"
+#include "tessera/plan/schedules.hpp"
+
+namespace tessera {
+namespace {
+
+using namespace tessera::testing;
+
+Distribution<2> grid_distribution(const Communicator& comm, index_t n) {
+  return Distribution<2>(Box<2>({0, 0}, {n, n}), ProcGrid<2>::automatic(comm.size(), {n, n}), {block(), block()});
+}
+
+/// Checks a halo-filled array: owned values, and every requested ghost holds its wrapped point's value.
+void expect_halo_filled(const Distribution<2>& dist, const GhostSpec<2>& g, const StorageLayout<2>& layout,
+                        const std::vector<double>& data, double scale) {
+  for_each_stored(layout, [&](const PatchLayout<2>& patch, const Point<2>& q, index_t off, bool owned) {
+    double want = kSentinel;
+    if (owned) {
+      want = scale * value_of(q);
+    } else if (in_requested_ghost(patch.owned_box(), g, q)) {
+      if (const auto w = wrap_point(dist.domain(), g.periodic, q)) want = scale * value_of(*w);
+    }
+    ASSERT_EQ(data[static_cast<std::size_t>(off)], want) << q;
+  });
+}
+
+TEST(Mover, TwoMoversInFlightAtOnce) {
+  Communicator comm(MPI_COMM_WORLD);
+  const auto dist = grid_distribution(comm, 17);
+  const auto g = ghosts<2>(2).periodic_along({true, true});
+  const auto layout = StorageLayout<2>::make(dist, comm.rank(), g);
+  auto a = filled_storage(layout), b = filled_storage(layout);
+  for (double& x : b)
+    if (x != kSentinel) x *= 2;
+  const auto schedule = halo_schedule(dist, g, comm.rank());
+  Mover first(comm, schedule, sizeof(double)), second(comm, schedule, sizeof(double));
+  EXPECT_NE(first.tag(), second.tag());
+  // Start both, then complete them in the opposite order.
+  first.start(a.data(), a.data());
+  second.start(b.data(), b.data());
+  second.wait();
+  first.wait();
+  expect_halo_filled(dist, g, layout, a, 1.0);
+  expect_halo_filled(dist, g, layout, b, 2.0);
+}
+
+TEST(Mover, ThousandExecutionsReuseEverything) {
+  Communicator comm(MPI_COMM_WORLD);
+  const auto dist = grid_distribution(comm, 23);
+  const auto g = ghosts<2>(1).faces_only().periodic_along({true, false});
+  const auto layout = StorageLayout<2>::make(dist, comm.rank(), g);
+  auto data = filled_storage(layout);
+  ScheduleCache cache;
+  Mover mover(comm, halo_schedule(dist, g, comm.rank(), &cache), sizeof(double));
+  const auto allocations = mover.stats().buffer_allocations;
+  for (int i = 0; i < 1000; ++i) {
+    // What a solver does every iteration: ask for the schedule again (a cache hit) and execute it.
+    EXPECT_EQ(halo_schedule(dist, g, comm.rank(), &cache).get(), &mover.schedule());
+    mover.run(data.data(), data.data());
+  }
+  EXPECT_EQ(cache.misses(), 1u);
+  EXPECT_EQ(cache.hits(), 1000u);
+  EXPECT_EQ(mover.stats().executions, 1000u);
+  EXPECT_EQ(mover.stats().buffer_allocations, allocations) << "the mover allocated after it was made";
+  EXPECT_LE(mover.stats().messages_sent, 1000u * mover.schedule().sends.size()) << "more than one message per peer";
+  expect_halo_filled(dist, g, layout, data, 1.0);
+  // A redistribution retires the distribution: its schedules leave the cache.
+  cache.invalidate(dist.hash());
+  EXPECT_EQ(cache.size(), 0u);
+}
+
+TEST(Mover, TestPollsUntilDone) {
+  Communicator comm(MPI_COMM_WORLD);
+  const auto dist = grid_distribution(comm, 31);
+  const auto g = ghosts<2>(1);
+  const auto layout = StorageLayout<2>::make(dist, comm.rank(), g);
+  auto data = filled_storage(layout);
+  Mover mover(comm, halo_schedule(dist, g, comm.rank()), sizeof(double));
+  mover.start(data.data(), data.data());
+  EXPECT_THROW(mover.start(data.data(), data.data()), Error);  // one execution at a time
+  while (!mover.test()) {
+  }
+  EXPECT_FALSE(mover.in_flight());
+  mover.wait();  // returns at once
+  expect_halo_filled(dist, g, layout, data, 1.0);
+}
+
+TEST(MotionPlan, HandBuiltKelpStylePlan) {
+  // KeLP Fig. 4: every rank builds the same plan from the region calculus, then executes its part.
+  Communicator comm(MPI_COMM_WORLD);
+  const auto dist = grid_distribution(comm, 12);
+  const auto g = ghosts<2>(1);
+  MotionPlan<2> plan;
+  for (int i = 0; i < comm.size(); ++i)
+    for (int j = 0; j < comm.size(); ++j) {
+      if (i == j) continue;
+      const Box<2> inner = grow(dist.owned_box(i), 1), theirs = dist.owned_box(j);
+      if (const auto r = intersect(inner, theirs); !r.empty()) plan.copy(j, r, i, r);
+    }
+  validate_plan(plan, dist, g, dist, g);
+  const auto layout = StorageLayout<2>::make(dist, comm.rank(), g);
+  auto data = filled_storage(layout);
+  Mover mover(comm, std::make_shared<const Schedule>(compile_schedule(plan, comm.rank(), layout, layout)), sizeof(double));
+  mover.run(data.data(), data.data());
+  expect_halo_filled(dist, g, layout, data, 1.0);  // non-periodic ghosts with corners: what the plan fills
+}
+
+TEST(MotionPlan, BadHandBuiltPlansAreErrorsOnEveryRank) {
+  Communicator comm(MPI_COMM_WORLD);
+  const auto dist = grid_distribution(comm, 12);
+  const auto g = ghosts<2>(1);
+  MotionPlan<2> plan;
+  try {
+    plan.copy(0, Box<2>({0, 0}, {2, 3}), 0, Box<2>({0, 0}, {3, 2}));
+    FAIL() << "mismatched extents accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("the volumes do not match"), std::string::npos) << e.what();
+  }
+  // A source box that rank 0 does not store (its whole domain): every rank sees the same error.
+  MotionPlan<2> outside;
+  outside.copy(0, Box<2>({0, 0}, {12, 12}), comm.size() - 1, Box<2>({0, 0}, {12, 12}));
+  if (comm.size() == 1) {
+    EXPECT_NO_THROW(validate_plan(outside, dist, g, dist, g));
+  } else {
+    try {
+      validate_plan(outside, dist, g, dist, g);
+      FAIL() << "a copy of data rank 0 does not store was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::out_of_range);
+      EXPECT_NE(std::string(e.what()).find("copy 0: the source section"), std::string::npos) << e.what();
+    }
+  }
+  MotionPlan<2> bad_rank;
+  bad_rank.copy(comm.size(), Box<2>({0, 0}, {1, 1}), 0, Box<2>({0, 0}, {1, 1}));
+  EXPECT_THROW(validate_plan(bad_rank, dist, g, dist, g), Error);
+  EXPECT_THROW(MotionPlan<2>({0, 0}), Error);  // not a permutation
+}
+
+}  // namespace
+}  // namespace tessera
