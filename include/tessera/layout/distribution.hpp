@@ -31,6 +31,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -227,10 +228,10 @@ class Distribution {
     return out;
   }
 
-  /// The (section, rank) pieces that cover `box ∩ domain()`: for a dimensional distribution in
-  /// O(pieces + N log g), visiting only the grid coordinates that own part of the box.
+  /// The (section, rank) pieces that cover `box ∩ domain()`, each inside one owned box (one
+  /// storage patch) of its rank: for a dimensional distribution in O(pieces + N log g), visiting
+  /// only the grid coordinates that own part of the box.
   [[nodiscard]] std::vector<DistPiece<N>> pieces(const Box<N>& box) const {
-    if (state_->user) return state_->user->pieces(intersect(box, state_->domain));
     return pieces(Section<N>::from_box(box));
   }
 
@@ -239,8 +240,16 @@ class Distribution {
     std::vector<DistPiece<N>> out;
     if (s.empty()) return out;
     if (state_->user) {
-      for (const auto& piece : state_->user->pieces(intersect(bounding_box(s), state_->domain)))
-        for (const auto& part : intersect(piece.section, s)) out.push_back({part, piece.rank});
+      // Every piece must lie in one owned box (one patch of storage), whatever the user's pieces()
+      // returns: split each along its owner's boxes.
+      std::map<int, BoxList<N>> boxes_of;
+      for (const auto& piece : state_->user->pieces(intersect(bounding_box(s), state_->domain))) {
+        auto it = boxes_of.find(piece.rank);
+        if (it == boxes_of.end()) it = boxes_of.emplace(piece.rank, state_->user->owned_boxes(piece.rank)).first;
+        for (const auto& part : intersect(piece.section, s))
+          for (const auto& box : it->second)
+            for (const auto& in_box : intersect(part, box)) out.push_back({in_box, piece.rank});
+      }
       return out;
     }
     Point<N> c{};

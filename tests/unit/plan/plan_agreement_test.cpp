@@ -1,0 +1,98 @@
+// Plans are built by each rank on its own; a mover only works if, for every pair of ranks, the
+// sender and the receiver list the same copies in the same order. This checks that, without MPI,
+// by building every rank's plan of a simulated machine, for every builder and distribution kind.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <sstream>
+
+#include "engine_checks.hpp"
+#include "morton_distribution/morton_distribution.hpp"
+#include "tessera/plan/schedules.hpp"
+
+namespace tessera {
+namespace {
+
+using namespace tessera::testing;
+
+/// For every ordered pair (q, r), q's copies to r equal r's copies from q, in order.
+template <std::size_t N, class Build>
+void expect_agreement(int ranks, Build&& build, const std::string& what) {
+  std::vector<MotionPlan<N>> plans;
+  for (int r = 0; r < ranks; ++r) plans.push_back(build(r));
+  for (int q = 0; q < ranks; ++q)
+    for (int r = 0; r < ranks; ++r) {
+      std::vector<Copy<N>> sent, received;
+      for (const auto& c : plans[static_cast<std::size_t>(q)].copies())
+        if (c.src_rank == q && c.dst_rank == r) sent.push_back(c);
+      for (const auto& c : plans[static_cast<std::size_t>(r)].copies())
+        if (c.src_rank == q && c.dst_rank == r) received.push_back(c);
+      ASSERT_EQ(sent.size(), received.size()) << what << ": copies " << q << " -> " << r;
+      for (std::size_t i = 0; i < sent.size(); ++i) {
+        ASSERT_EQ(sent[i].src, received[i].src) << what << ": copy " << i << " of " << q << " -> " << r;
+        ASSERT_EQ(sent[i].dst, received[i].dst) << what << ": copy " << i << " of " << q << " -> " << r;
+      }
+    }
+}
+
+/// For every pair, the compiled send blocks of q for r have the volumes of r's receive blocks from q.
+inline void expect_schedules_agree(const std::vector<Schedule>& schedules, const std::string& what) {
+  const auto find = [](const std::vector<PeerBlocks>& list, int peer) -> const PeerBlocks* {
+    for (const auto& p : list)
+      if (p.peer == peer) return &p;
+    return nullptr;
+  };
+  for (std::size_t q = 0; q < schedules.size(); ++q)
+    for (std::size_t r = 0; r < schedules.size(); ++r) {
+      if (q == r) continue;
+      const PeerBlocks* sent = find(schedules[q].sends, static_cast<int>(r));
+      const PeerBlocks* received = find(schedules[r].receives, static_cast<int>(q));
+      ASSERT_EQ(sent == nullptr, received == nullptr) << what << ": " << q << " -> " << r;
+      if (!sent) continue;
+      ASSERT_EQ(sent->blocks.size(), received->blocks.size()) << what << ": " << q << " -> " << r;
+      for (std::size_t i = 0; i < sent->blocks.size(); ++i)
+        ASSERT_EQ(sent->blocks[i].volume, received->blocks[i].volume) << what << ": block " << i << " " << q << " -> " << r;
+      ASSERT_EQ(sent->elements, received->elements);
+    }
+}
+
+template <std::size_t N>
+Distribution<N> some_distribution(std::mt19937_64& rng, const Box<N>& domain, int ranks, bool interval_only) {
+  if (rng() % 4 == 0)
+    return Distribution<N>::user(std::make_shared<tessera_examples::MortonDistribution<N>>(domain, ranks));
+  return random_distribution<N>(rng, domain, ranks, interval_only);
+}
+
+template <std::size_t N>
+void agreement_cases(int cases, index_t max_extent) {
+  std::mt19937_64 rng(700 + N);
+  for (int k = 0; k < cases; ++k) {
+    const int ranks = 1 + static_cast<int>(rng() % 6);
+    const auto domain = random_domain<N>(rng, max_extent);
+    Point<N> w;
+    for (std::size_t d = 0; d < N; ++d) w[d] = static_cast<index_t>(rng() % 3);
+    auto g = GhostSpec<N>::sides(w, w);
+    if (rng() % 2) g = g.faces_only();
+    Periodicity<N> p{};
+    for (auto& x : p) x = rng() % 2;
+    g = g.periodic_along(p);
+    const auto halo_dist = some_distribution<N>(rng, domain, ranks, true);
+    std::ostringstream what;
+    what << "case " << k << " halo " << halo_dist << " " << g;
+    expect_agreement<N>(ranks, [&](int r) { return halo_plan(halo_dist, g, r); }, what.str());
+    std::vector<Schedule> halos;
+    for (int r = 0; r < ranks; ++r) halos.push_back(*halo_schedule(halo_dist, g, r));
+    expect_schedules_agree(halos, what.str() + " schedules");
+    expect_agreement<N>(ranks, [&](int r) { return reverse_halo_plan(halo_dist, g, r); }, what.str() + " reversed");
+    const auto a = some_distribution<N>(rng, domain, ranks, false), b = some_distribution<N>(rng, domain, ranks, false);
+    expect_agreement<N>(ranks, [&](int r) { return redistribution_plan(a, b, r); }, "redistribution");
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+TEST(PlanAgreement, SendersAndReceiversListTheSameCopies1D) { agreement_cases<1>(200, 30); }
+TEST(PlanAgreement, SendersAndReceiversListTheSameCopies2D) { agreement_cases<2>(150, 12); }
+TEST(PlanAgreement, SendersAndReceiversListTheSameCopies3D) { agreement_cases<3>(60, 6); }
+
+}  // namespace
+}  // namespace tessera
