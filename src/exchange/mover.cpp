@@ -11,6 +11,13 @@ namespace {
 
 constexpr std::size_t kMessageUnit = 64;  // bytes; messages over INT_MAX bytes count in these
 
+// A peer's data made of at most this many contiguous stretches, each at least this long, is
+// described to MPI with an hindexed datatype instead of being packed by us: MPI copies it into its
+// transport buffers anyway, so our own pack and unpack copies would be pure overhead. Many short
+// or strided stretches are packed by us, which is faster than MPI's generic datatype engine.
+constexpr std::size_t kMaxTypedStretches = 64;
+constexpr std::size_t kMinTypedStretchBytes = 256;
+
 /// Count and datatype of a message of `bytes` (both sides compute the same from the same size).
 std::pair<int, MPI_Datatype> message_shape(std::size_t bytes, MPI_Datatype unit) {
   if (bytes <= static_cast<std::size_t>(INT_MAX)) return {static_cast<int>(bytes), MPI_BYTE};
@@ -103,7 +110,8 @@ Mover::Mover(const Communicator& comm, std::shared_ptr<const Schedule> schedule,
       // no combine: combining needs the arriving values apart from the old ones.
       c.in_place = list[i].blocks.size() == 1 && s.contiguous(list[i].blocks[0]) &&
                    c.bytes <= static_cast<std::size_t>(INT_MAX) && !(receiving && combine_ != nullptr);
-      if (!c.in_place) {
+      if (!c.in_place && !(receiving && combine_ != nullptr)) c.type = stretches_type(list[i].blocks);
+      if (!c.in_place && c.type == MPI_DATATYPE_NULL) {
         c.buffer.resize(padded(c.bytes));
         ++stats_.buffer_allocations;
       }
@@ -119,6 +127,29 @@ Mover::Mover(const Communicator& comm, std::shared_ptr<const Schedule> schedule,
   unpacked_.assign(receives_.size(), 0);
 }
 
+MPI_Datatype Mover::stretches_type(const std::vector<Block>& blocks) const {
+  std::vector<int> lengths;
+  std::vector<MPI_Aint> displacements;
+  bool fits = true;
+  const auto es = static_cast<index_t>(element_size_);
+  for (const Block& b : blocks)
+    schedule_->for_each_stretch(b, [&](index_t offset, index_t count, index_t stride) {
+      const index_t bytes = count * es;
+      fits = fits && (stride == 1 || count == 1) && bytes >= static_cast<index_t>(kMinTypedStretchBytes) &&
+             bytes <= INT_MAX && lengths.size() < kMaxTypedStretches;
+      if (!fits) return;
+      lengths.push_back(static_cast<int>(bytes));
+      displacements.push_back(static_cast<MPI_Aint>(offset * es));
+    });
+  if (!fits || lengths.empty()) return MPI_DATATYPE_NULL;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  check_mpi(MPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), displacements.data(), MPI_BYTE,
+                                     &type),
+            "MPI_Type_create_hindexed");
+  check_mpi(MPI_Type_commit(&type), "MPI_Type_commit");
+  return type;
+}
+
 Mover::~Mover() {
   int finalized = 0;
   MPI_Finalized(&finalized);
@@ -128,6 +159,9 @@ Mover::~Mover() {
     MPI_Waitall(static_cast<int>(receive_requests_.size()), receive_requests_.data(), MPI_STATUSES_IGNORE);
     MPI_Waitall(static_cast<int>(send_requests_.size()), send_requests_.data(), MPI_STATUSES_IGNORE);
   }
+  for (auto* channels : {&sends_, &receives_})
+    for (Channel& c : *channels)
+      if (c.type != MPI_DATATYPE_NULL) MPI_Type_free(&c.type);
   if (unit_ != MPI_DATATYPE_NULL) MPI_Type_free(&unit_);
 }
 
@@ -138,7 +172,7 @@ Mover::Mover(Mover&& o) noexcept
       combine_(o.combine_),
       tag_(o.tag_),
       unit_(std::exchange(o.unit_, MPI_DATATYPE_NULL)),
-      sends_(std::move(o.sends_)),
+      sends_(std::move(o.sends_)),  // the channels' datatypes move with them
       receives_(std::move(o.receives_)),
       staging_(std::move(o.staging_)),
       send_requests_(std::move(o.send_requests_)),
@@ -158,6 +192,11 @@ void Mover::start(const void* src, void* dst) {
   // Receives first, so that no message arrives unexpected.
   for (std::size_t i = 0; i < receives_.size(); ++i) {
     Channel& c = receives_[i];
+    if (c.type != MPI_DATATYPE_NULL) {
+      check_mpi(MPI_Irecv(dst_, 1, c.type, c.peer, tag_, comm_->raw(), &receive_requests_[i]), "MPI_Irecv");
+      unpacked_[i] = 0;
+      continue;
+    }
     void* into = c.in_place ? static_cast<void*>(dst_ + s.contiguous_offset(s.receives[c.peer_index].blocks[0]) *
                                                           static_cast<index_t>(element_size_))
                             : static_cast<void*>(c.buffer.data());
@@ -168,6 +207,12 @@ void Mover::start(const void* src, void* dst) {
   receives_left_ = receives_.size();
   for (std::size_t i = 0; i < sends_.size(); ++i) {
     Channel& c = sends_[i];
+    if (c.type != MPI_DATATYPE_NULL) {
+      check_mpi(MPI_Isend(src_, 1, c.type, c.peer, tag_, comm_->raw(), &send_requests_[i]), "MPI_Isend");
+      ++stats_.messages_sent;
+      stats_.bytes_sent += c.bytes;
+      continue;
+    }
     const void* from;
     if (c.in_place) {
       from = src_ + s.contiguous_offset(s.sends[c.peer_index].blocks[0]) * static_cast<index_t>(element_size_);
@@ -193,7 +238,7 @@ void Mover::start(const void* src, void* dst) {
 }
 
 void Mover::unpack(const Channel& c) {
-  if (c.in_place) return;  // already where it belongs
+  if (c.in_place || c.type != MPI_DATATYPE_NULL) return;  // already where it belongs
   const auto& blocks = schedule_->receives[c.peer_index].blocks;
   unpack_blocks(*schedule_, blocks.data(), blocks.data() + blocks.size(), dst_, c.buffer.data(), element_size_, combine_);
 }

@@ -75,9 +75,12 @@ class Mover {
     int peer = 0;
     std::size_t bytes = 0;
     bool in_place = false;          // contiguous: sent from / received into the array directly
+    MPI_Datatype type = MPI_DATATYPE_NULL;  // a few long contiguous stretches: MPI walks them itself
     std::size_t peer_index = 0;     // index into schedule sends/receives
     std::vector<std::byte> buffer;  // packed data otherwise (padded to the message unit)
   };
+
+  MPI_Datatype stretches_type(const std::vector<Block>& blocks) const;
 
   void unpack(const Channel& c);
   void finish_receives(bool blocking);
