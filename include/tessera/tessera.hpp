@@ -1,0 +1,23 @@
+#pragma once
+/// \file
+/// Everything tessera offers, in one include: geometry, layouts, plans and schedules, the
+/// communication engine, and the array layer (`Domain`, `DistArray`).
+/// \code
+///   #include <tessera/tessera.hpp>
+///   tessera::Environment env(argc, argv);
+///   tessera::Domain<2> dom(env.world(), dist);
+///   tessera::DistArray<double, 2> u(dom, tessera::ghosts<2>(1));
+/// \endcode
+
+#include "tessera/geometry.hpp"
+#include "tessera/layout/dim_distribution.hpp"
+#include "tessera/layout/dim_spec.hpp"
+#include "tessera/layout/distribution.hpp"
+#include "tessera/layout/grid_shape.hpp"
+#include "tessera/layout/proc_grid.hpp"
+#include "tessera/layout/user_distribution.hpp"
+#include "tessera/plan/schedules.hpp"
+#include "tessera/exchange/communicator.hpp"
+#include "tessera/exchange/mover.hpp"
+#include "tessera/array/domain.hpp"
+#include "tessera/array/dist_array.hpp"

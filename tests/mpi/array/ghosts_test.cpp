@@ -1,0 +1,326 @@
+// DistArray construction, element access and ghost layers on random distributions of every kind,
+// every rank checking its own storage against a serial reference built from geometry alone.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <sstream>
+
+#include "engine_checks.hpp"
+#include "tessera/tessera.hpp"
+// The worked user-defined distribution of the examples, as one more kind in the random mix.
+#include "morton_distribution/morton_distribution.hpp"
+
+// Counts every allocation through operator new in this test program, so that a test can pin
+// "nothing in the hot path allocates" (MPI's own malloc calls are not counted).
+namespace {
+std::atomic<long> g_allocations{0};
+}
+[[gnu::noinline]] void* operator new(std::size_t n) {
+  ++g_allocations;
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+[[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
+[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace tessera {
+namespace {
+
+using namespace tessera::testing;
+
+/// A random distribution of any kind, a user-defined one (Morton, one patch per owned box) included.
+template <std::size_t N, class Mask>
+Distribution<N> any_distribution(std::mt19937_64& rng, const Box<N>& box, int comm_size, const Mask& interval_only) {
+  if (rng() % 5 == 0)
+    return Distribution<N>::user(std::make_shared<tessera_examples::MortonDistribution<N>>(box, comm_size));
+  return random_distribution<N>(rng, box, comm_size, interval_only);
+}
+
+template <std::size_t N>
+GhostSpec<N> random_ghosts(std::mt19937_64& rng) {
+  Point<N> lo, hi;
+  for (std::size_t d = 0; d < N; ++d) {
+    if (rng() % 4 == 0) continue;  // no ghosts along this dimension: any distribution kind there
+    lo[d] = static_cast<index_t>(rng() % 3);
+    hi[d] = static_cast<index_t>(rng() % 3);
+  }
+  auto g = GhostSpec<N>::sides(lo, hi);
+  if (rng() % 2) g = g.faces_only();
+  Periodicity<N> p{};
+  for (auto& x : p) x = rng() % 2;
+  return g.periodic_along(p);
+}
+
+template <std::size_t N>
+void access_cases(int cases, index_t max_extent) {
+  Communicator comm(MPI_COMM_WORLD);
+  std::mt19937_64 rng(1000 + N);
+  for (int k = 0; k < cases; ++k) {
+    const auto box = random_domain<N>(rng, max_extent);
+    const auto g = random_ghosts<N>(rng);
+    const auto dist = any_distribution<N>(rng, box, comm.size(), ghosted_dims(g));
+    std::ostringstream what;
+    what << "case " << k << ": " << dist << " over " << box << ", " << g;
+    SCOPED_TRACE(what.str());
+    Domain<N> dom(comm, dist);
+    DistArray<double, N> a(dom, g);
+    ASSERT_EQ(dom.array_count(), 1u);
+    for (double x : a.storage()) ASSERT_EQ(x, 0.0);  // value-initialised, ghosts too
+    index_t owned = 0;
+    a.for_each_owned([&](const Point<N>& p, double& x) {
+      ASSERT_EQ(dist.owner(p), comm.rank()) << p;
+      x = value_of(p);
+      ++owned;
+    });
+    ASSERT_EQ(owned, dist.local_size(comm.rank()));
+    for_each_stored(a.layout(), [&](const PatchLayout<N>& patch, const Point<N>& p, index_t offset, bool is_owned) {
+      const double want = is_owned ? value_of(p) : 0.0;
+      ASSERT_EQ(a.storage()[static_cast<std::size_t>(offset)], want) << p;
+      const auto k2 = static_cast<std::size_t>(&patch - a.layout().patches().data());
+      if (is_owned) {
+        ASSERT_TRUE(contains(a.owned_box(k2), p));
+      }
+      if (is_owned || a.patch_count() == 1) {  // with several patches a ghost may be owned by another one
+        ASSERT_EQ(&a.at(p), a.data() + offset) << p;
+      }
+      Point<N> l;
+      for (std::size_t d = 0; d < N; ++d) l[d] = patch.axes[d].local(p[d]);
+      ASSERT_EQ(&a.local(k2)(l), a.data() + offset) << p;
+    });
+    // A point this rank does not store is a named out_of_range error.
+    for (int tries = 0; tries < 4; ++tries) {
+      Point<N> p;
+      for (std::size_t d = 0; d < N; ++d)
+        p[d] = box.lo[d] + static_cast<index_t>(rng() % static_cast<std::uint64_t>(extent(box, d)));
+      const auto single = Section<N>::from_box(Box<N>(p, p + Point<N>::filled(1)));
+      if (dist.owner(p) == comm.rank() || a.layout().patch_for(single) >= 0) continue;
+      try {
+        (void)a.at(p);
+        FAIL() << "no error for " << p;
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::out_of_range);
+        EXPECT_NE(std::string(e.what()).find("is not stored on rank"), std::string::npos) << e.what();
+      }
+    }
+    if (a.patch_count() == 0) {
+      EXPECT_THROW((void)a.local(0), Error);
+    }
+  }
+}
+
+TEST(ArrayAccess, AgreesWithTheDistribution1D) { access_cases<1>(60, 30); }
+TEST(ArrayAccess, AgreesWithTheDistribution2D) { access_cases<2>(50, 12); }
+TEST(ArrayAccess, AgreesWithTheDistribution3D) { access_cases<3>(30, 6); }
+
+TEST(ArrayAccess, GhostsAlongACyclicAxisAreANamedError) {
+  Communicator comm(MPI_COMM_WORLD);
+  const Distribution<2> dist(Box<2>({0, 0}, {10, 10}), ProcGrid<2>::automatic(comm.size(), {10, 10}),
+                             {block(), cyclic()});
+  Domain<2> dom(comm, dist);
+  try {
+    DistArray<double, 2> a(dom, ghosts<2>(1));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("dimension 1 is distributed cyclic"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(dom.array_count(), 0u);  // the failed array did not stay registered
+  DistArray<double, 2> rows(dom, GhostSpec<2>::sides({1, 0}, {1, 0}));
+  EXPECT_EQ(dom.array_count(), 1u);
+}
+
+TEST(ArrayAccess, DomainNeedsAMatchingCommunicator) {
+  Communicator comm(MPI_COMM_WORLD);
+  const Distribution<1> dist(Box<1>({0}, {10}), ProcGrid<1>::with_shape(comm.size() + 1, {comm.size() + 1}), {block()});
+  try {
+    Domain<1> dom(comm, dist);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("argument 'dist'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ArrayAccess, MovingAnArrayKeepsItRegistered) {
+  Communicator comm(MPI_COMM_WORLD);
+  Domain<1> dom(comm, Distribution<1>(Box<1>({0}, {17}), ProcGrid<1>::automatic(comm.size(), {17}), {block()}));
+  DistArray<int, 1> a(dom);
+  a.for_each_owned([](const Point<1>& p, int& x) { x = static_cast<int>(p[0]); });
+  DistArray<int, 1> b(std::move(a));
+  EXPECT_EQ(dom.array_count(), 1u);
+  dom.redistribute(Distribution<1>(Box<1>({0}, {17}), ProcGrid<1>::automatic(comm.size(), {17}), {cyclic()}));
+  b.for_each_owned([](const Point<1>& p, int& x) { EXPECT_EQ(x, static_cast<int>(p[0])); });
+}
+
+template <std::size_t N>
+void update_cases(int cases, index_t max_extent) {
+  Communicator comm(MPI_COMM_WORLD);
+  std::mt19937_64 rng(2000 + N);
+  for (int k = 0; k < cases; ++k) {
+    const auto box = random_domain<N>(rng, max_extent);
+    const auto g = random_ghosts<N>(rng);
+    const auto dist = any_distribution<N>(rng, box, comm.size(), ghosted_dims(g));
+    std::ostringstream what;
+    what << "case " << k << ": " << dist << " over " << box << ", " << g;
+    SCOPED_TRACE(what.str());
+    Domain<N> dom(comm, dist);
+    DistArray<double, N> a(dom, g);
+    a.for_each_owned([](const Point<N>& p, double& x) { x = value_of(p); });
+    a.update_ghosts();
+    const auto check = [&] {
+      for_each_stored(a.layout(), [&](const PatchLayout<N>& patch, const Point<N>& q, index_t offset, bool owned) {
+        double want = 0.0;  // ghosts nobody fills keep their value-initialised 0
+        if (owned) {
+          want = value_of(q);
+        } else if (in_requested_ghost(patch.owned_box(), g, q)) {
+          if (const auto w = wrap_point(box, g.periodic, q)) want = value_of(*w);
+        }
+        ASSERT_EQ(a.storage()[static_cast<std::size_t>(offset)], want) << "rank " << comm.rank() << " point " << q;
+      });
+    };
+    check();
+    // Later updates reuse the mover: nothing allocates, and the result is the same.
+    const long before = g_allocations.load();
+    for (int it = 0; it < 3; ++it) a.update_ghosts();
+    a.begin_update_ghosts();
+    a.end_update_ghosts();
+    EXPECT_EQ(g_allocations.load() - before, 0) << "update_ghosts allocated after its first call";
+    check();
+  }
+}
+
+TEST(ArrayGhosts, UpdateFillsWhatTheReferenceSays1D) { update_cases<1>(60, 30); }
+TEST(ArrayGhosts, UpdateFillsWhatTheReferenceSays2D) { update_cases<2>(50, 12); }
+TEST(ArrayGhosts, UpdateFillsWhatTheReferenceSays3D) { update_cases<3>(30, 6); }
+
+TEST(ArrayGhosts, SplitPhaseMisuseIsAnError) {
+  Communicator comm(MPI_COMM_WORLD);
+  const Box<1> box({0}, {12});
+  Domain<1> dom(comm, Distribution<1>(box, ProcGrid<1>::automatic(comm.size(), {12}), {block()}));
+  DistArray<double, 1> a(dom, ghosts<1>(1));
+  EXPECT_THROW(a.end_update_ghosts(), Error);
+  a.begin_update_ghosts();
+  EXPECT_TRUE(a.ghost_update_in_flight());
+  EXPECT_THROW(a.begin_update_ghosts(), Error);
+  EXPECT_THROW(dom.redistribute(Distribution<1>(box, ProcGrid<1>::automatic(comm.size(), {12}), {block()})), Error);
+  a.end_update_ghosts();
+  EXPECT_FALSE(a.ghost_update_in_flight());
+}
+
+// A 5-point (7-point in 3-D) stencil computed twice: after update_ghosts over every point, and with
+// the interior computed while the update is in flight, then the boundary. Bit for bit equal, and
+// equal to a serial reference.
+template <std::size_t N>
+void stencil_cases(int cases, index_t max_extent) {
+  Communicator comm(MPI_COMM_WORLD);
+  std::mt19937_64 rng(3000 + N);
+  for (int k = 0; k < cases; ++k) {
+    const auto box = random_domain<N>(rng, max_extent);
+    Periodicity<N> periodic{};
+    for (auto& x : periodic) x = rng() % 2;
+    const auto g = ghosts<N>(1).faces_only().periodic_along(periodic);
+    const auto dist = any_distribution<N>(rng, box, comm.size(), true);
+    std::ostringstream what;
+    what << "case " << k << ": " << dist << " over " << box << ", " << g;
+    SCOPED_TRACE(what.str());
+    Domain<N> dom(comm, dist);
+    DistArray<double, N> a(dom, g), b1(dom), b2(dom);
+    a.for_each_owned([](const Point<N>& p, double& x) { x = value_of(p); });
+    const auto five_point = [](const auto& acc, const Point<N>& p) {
+      double s = -2.0 * static_cast<double>(N) * acc(p);
+      for (std::size_t d = 0; d < N; ++d) s += 0.5 * acc(p - Point<N>::unit(d)) + 1.5 * acc(p + Point<N>::unit(d));
+      return s;
+    };
+    a.update_ghosts();
+    apply_stencil(a, b1, five_point);
+
+    DistArray<double, N> a2(dom, g);
+    a2.for_each_owned([](const Point<N>& p, double& x) { x = value_of(p); });
+    a2.begin_update_ghosts();
+    for (std::size_t k2 = 0; k2 < a2.patch_count(); ++k2)  // interiors read owned values only
+      apply_stencil(a2, b2, five_point, grow(a2.owned_box(k2), -1));
+    a2.end_update_ghosts();
+    for (std::size_t k2 = 0; k2 < a2.patch_count(); ++k2)
+      for (const auto& piece : difference(a2.owned_box(k2), grow(a2.owned_box(k2), -1)))
+        apply_stencil(a2, b2, five_point, piece);
+    ASSERT_EQ(b1.storage().size(), b2.storage().size());
+    EXPECT_EQ(std::memcmp(b1.data(), b2.data(), b1.storage().size() * sizeof(double)), 0);
+
+    // Serial reference: a neighbour outside the domain along a non-periodic axis is a ghost nobody
+    // fills, so it reads 0.
+    const auto ref = [&](const Point<N>& q) {
+      const auto w = wrap_point(box, periodic, q);
+      return w ? value_of(*w) : 0.0;
+    };
+    b1.for_each_owned([&](const Point<N>& p, const double& x) {
+      double s = -2.0 * static_cast<double>(N) * ref(p);
+      for (std::size_t d = 0; d < N; ++d) s += 0.5 * ref(p - Point<N>::unit(d)) + 1.5 * ref(p + Point<N>::unit(d));
+      ASSERT_EQ(x, s) << p;
+    });
+  }
+}
+
+TEST(ArrayStencil, OverlappedUpdateEqualsBlockingUpdate1D) { stencil_cases<1>(40, 30); }
+TEST(ArrayStencil, OverlappedUpdateEqualsBlockingUpdate2D) { stencil_cases<2>(40, 12); }
+TEST(ArrayStencil, OverlappedUpdateEqualsBlockingUpdate3D) { stencil_cases<3>(25, 6); }
+
+TEST(ArrayStencil, CyclicAxesAndForeignDomainsAreErrors) {
+  Communicator comm(MPI_COMM_WORLD);
+  const Box<2> box({0, 0}, {6, 6});
+  const auto grid = ProcGrid<2>::automatic(comm.size(), {6, 6});
+  Domain<2> cyc(comm, Distribution<2>(box, grid, {block(), cyclic()}));
+  DistArray<double, 2> a(cyc), b(cyc);
+  const auto f = [](const auto& acc, const Point<2>& p) { return acc(p); };
+  EXPECT_THROW(apply_stencil(a, b, f), Error);
+  Domain<2> one(comm, Distribution<2>(box, grid, {block(), block()}));
+  Domain<2> two(comm, Distribution<2>(box, grid, {block(), block()}));
+  DistArray<double, 2> c(one), d(two);
+  EXPECT_THROW(apply_stencil(c, d, f), Error);
+  EXPECT_THROW(apply_stencil(c, c, f), Error);
+}
+
+template <std::size_t N>
+void accumulate_cases(int cases, index_t max_extent) {
+  Communicator comm(MPI_COMM_WORLD);
+  std::mt19937_64 rng(4000 + N);
+  for (int k = 0; k < cases; ++k) {
+    const auto box = random_domain<N>(rng, max_extent);
+    const auto g = random_ghosts<N>(rng);
+    const auto dist = any_distribution<N>(rng, box, comm.size(), ghosted_dims(g));
+    std::ostringstream what;
+    what << "case " << k << ": " << dist << ", " << g;
+    SCOPED_TRACE(what.str());
+    std::map<Point<N>, std::int64_t> mirrors;  // requested ghost cells, over all ranks, per point
+    for (int q = 0; q < comm.size(); ++q)
+      for_each_stored(StorageLayout<N>::make(dist, q, g),
+                      [&](const PatchLayout<N>& patch, const Point<N>& x, index_t, bool owned) {
+                        if (owned || !in_requested_ghost(patch.owned_box(), g, x)) return;
+                        if (const auto w = wrap_point(box, g.periodic, x)) mirrors[*w] += 1;
+                      });
+    Domain<N> dom(comm, dist);
+    DistArray<std::int64_t, N> a(dom, g);
+    for (auto& x : a.storage()) x = 1;  // every ghost contributes 1
+    a.for_each_owned([](const Point<N>&, std::int64_t& x) { x = 100; });
+    a.accumulate_ghosts();
+    for_each_stored(a.layout(), [&](const PatchLayout<N>&, const Point<N>& p, index_t offset, bool owned) {
+      const std::int64_t want = owned ? 100 + (mirrors.count(p) ? mirrors[p] : 0) : 1;
+      ASSERT_EQ(a.storage()[static_cast<std::size_t>(offset)], want) << "rank " << comm.rank() << " point " << p;
+    });
+    // max: every owner ends at the largest of itself and its mirrors.
+    for (auto& x : a.storage()) x = 7;
+    a.for_each_owned([](const Point<N>&, std::int64_t& x) { x = 5; });
+    a.accumulate_ghosts(CombineOp::max);
+    a.for_each_owned([&](const Point<N>& p, const std::int64_t& x) { ASSERT_EQ(x, mirrors.count(p) ? 7 : 5) << p; });
+  }
+}
+
+TEST(ArrayGhosts, AccumulateAddsEveryGhostIntoItsOwner1D) { accumulate_cases<1>(40, 12); }
+TEST(ArrayGhosts, AccumulateAddsEveryGhostIntoItsOwner2D) { accumulate_cases<2>(40, 8); }
+TEST(ArrayGhosts, AccumulateAddsEveryGhostIntoItsOwner3D) { accumulate_cases<3>(20, 5); }
+
+}  // namespace
+}  // namespace tessera

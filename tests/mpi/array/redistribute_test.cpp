@@ -1,0 +1,209 @@
+// Domain::redistribute: long random chains of preserving redistributions over every kind of
+// distribution (skeleton ranks included) with several arrays of different types following the
+// domain; destructive redistribution; changes of extent; validation that leaves everything as it was.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstring>
+#include <sstream>
+
+#include "engine_checks.hpp"
+#include "tessera/tessera.hpp"
+// The worked user-defined distribution of the examples, as one more kind in the random mix.
+#include "morton_distribution/morton_distribution.hpp"
+
+namespace tessera {
+namespace {
+
+using namespace tessera::testing;
+
+/// A random distribution of any kind, a user-defined one (Morton, one patch per owned box) included.
+template <std::size_t N, class Mask>
+Distribution<N> any_distribution(std::mt19937_64& rng, const Box<N>& box, int comm_size, const Mask& interval_only) {
+  if (rng() % 5 == 0)
+    return Distribution<N>::user(std::make_shared<tessera_examples::MortonDistribution<N>>(box, comm_size));
+  return random_distribution<N>(rng, box, comm_size, interval_only);
+}
+
+template <std::size_t N>
+std::int64_t code_of(const Point<N>& p) {
+  return static_cast<std::int64_t>(value_of(p) * 4.0) * 7919 + 13;
+}
+
+template <std::size_t N>
+void chain(int steps, index_t max_extent, std::uint64_t seed) {
+  Communicator comm(MPI_COMM_WORLD);
+  std::mt19937_64 rng(seed + N);
+  const auto box = random_domain<N>(rng, max_extent);
+  // Ghosts along dimension 0 only, so that the other dimensions may take every kind.
+  Point<N> lo{}, hi{};
+  lo[0] = 1 + static_cast<index_t>(rng() % 2);
+  hi[0] = static_cast<index_t>(rng() % 3);
+  const auto g = GhostSpec<N>::sides(lo, hi);
+  const auto ghost_dims = ghosted_dims(g);
+  Domain<N> dom(comm, any_distribution<N>(rng, box, comm.size(), ghost_dims));
+  DistArray<double, N> a(dom, g);
+  DistArray<std::int64_t, N> b(dom);
+  DistArray<float, N> c(dom, g);  // same ghosts as `a`: shares its schedules
+  a.for_each_owned([](const Point<N>& p, double& x) { x = value_of(p); });
+  b.for_each_owned([](const Point<N>& p, std::int64_t& x) { x = code_of(p); });
+  c.for_each_owned([](const Point<N>& p, float& x) { x = static_cast<float>(p[0]); });
+  const auto a0 = a.gather_to_all();
+  const auto b0 = b.gather_to_all();
+  const std::int64_t checksum = b.sum();
+  for (int s = 0; s < steps; ++s) {
+    const auto to = any_distribution<N>(rng, box, comm.size(), ghost_dims);
+    SCOPED_TRACE(::testing::Message() << "step " << s << ": " << dom.distribution() << " -> " << to);
+    const auto hits = dom.cache().hits();
+    dom.redistribute(to, Redistribution::preserve);
+    ASSERT_TRUE(dom.distribution() == to);
+    EXPECT_GE(dom.cache().hits(), hits + 1) << "c did not reuse a's schedule";
+    ASSERT_EQ(a.storage().size(), static_cast<std::size_t>(StorageLayout<N>::make(to, comm.rank(), g).size()));
+    if (s % 40 == 0) {  // local check now and then: every owned element where the reference says
+      a.for_each_owned([](const Point<N>& p, const double& x) { ASSERT_EQ(x, value_of(p)) << p; });
+      b.for_each_owned([](const Point<N>& p, const std::int64_t& x) { ASSERT_EQ(x, code_of(p)) << p; });
+      a.update_ghosts();  // the rebuilt halo mover works on the new layout
+      a.for_each_owned([](const Point<N>& p, const double& x) { ASSERT_EQ(x, value_of(p)) << p; });
+    }
+  }
+  const auto a1 = a.gather_to_all();
+  const auto b1 = b.gather_to_all();
+  ASSERT_EQ(a1.size(), a0.size());
+  EXPECT_EQ(std::memcmp(a1.data(), a0.data(), a0.size() * sizeof(double)), 0);
+  EXPECT_TRUE(b1 == b0);
+  EXPECT_EQ(b.sum(), checksum);
+  c.for_each_owned([](const Point<N>& p, const float& x) { ASSERT_EQ(x, static_cast<float>(p[0])); });
+}
+
+TEST(ArrayRedistribute, TwoHundredRandomStepsKeepEveryElement1D) { chain<1>(200, 40, 500); }
+TEST(ArrayRedistribute, TwoHundredRandomStepsKeepEveryElement2D) { chain<2>(200, 12, 600); }
+TEST(ArrayRedistribute, TwoHundredRandomStepsKeepEveryElement3D) { chain<3>(120, 6, 700); }
+
+TEST(ArrayRedistribute, DestructiveLeavesValueInitialisedStorage) {
+  Communicator comm(MPI_COMM_WORLD);
+  std::mt19937_64 rng(800);
+  const auto box = random_domain<2>(rng, 10);
+  Domain<2> dom(comm, random_distribution<2>(rng, box, comm.size(), true));
+  DistArray<double, 2> a(dom, ghosts<2>(1));
+  DistArray<std::int64_t, 2> b(dom);
+  for (int s = 0; s < 20; ++s) {
+    for (auto& x : a.storage()) x = 3.5;
+    for (auto& x : b.storage()) x = 42;
+    const auto to = random_distribution<2>(rng, box, comm.size(), std::array<bool, 2>{true, s % 2 == 0});
+    if (!to.owns_boxes()) {  // a's ghosts along a cyclic or irregular axis: refused, nothing changed
+      EXPECT_THROW(dom.redistribute(to, Redistribution::destructive), Error);
+      for (double x : a.storage()) ASSERT_EQ(x, 3.5);
+      for (std::int64_t x : b.storage()) ASSERT_EQ(x, 42);
+      continue;
+    }
+    dom.redistribute(to, Redistribution::destructive);
+    for (double x : a.storage()) ASSERT_EQ(x, 0.0);
+    for (std::int64_t x : b.storage()) ASSERT_EQ(x, 0);
+    const auto layout = StorageLayout<2>::make(to, comm.rank(), ghosts<2>(1));
+    EXPECT_EQ(a.storage().size(), static_cast<std::size_t>(layout.size()));
+  }
+}
+
+template <std::size_t N>
+void extent_changes(int steps, index_t max_extent, std::uint64_t seed) {
+  Communicator comm(MPI_COMM_WORLD);
+  std::mt19937_64 rng(seed + N);
+  auto box = random_domain<N>(rng, max_extent);
+  Domain<N> dom(comm, random_distribution<N>(rng, box, comm.size(), true));
+  DistArray<double, N> a(dom, ghosts<N>(1));
+  DistArray<std::int64_t, N> b(dom);
+  a.for_each_owned([](const Point<N>& p, double& x) { x = value_of(p); });
+  b.for_each_owned([](const Point<N>& p, std::int64_t& x) { x = code_of(p); });
+  // Every point ever present in all boxes so far keeps its value; the others are 0.
+  Box<N> kept = box;
+  for (int s = 0; s < steps; ++s) {
+    const auto next = random_domain<N>(rng, max_extent);
+    const auto to = any_distribution<N>(rng, next, comm.size(), true);
+    SCOPED_TRACE(::testing::Message() << "step " << s << ": " << box << " -> " << next << ", " << to);
+    dom.redistribute(to);
+    EXPECT_EQ(dom.box(), next);
+    kept = intersect(kept, next);
+    index_t owned = 0;
+    a.for_each_owned([&](const Point<N>& p, double& x) {
+      ++owned;
+      ASSERT_EQ(x, contains(kept, p) ? value_of(p) : 0.0) << p;
+    });
+    EXPECT_EQ(owned, to.local_size(comm.rank()));
+    b.for_each_owned(
+        [&](const Point<N>& p, std::int64_t& x) { ASSERT_EQ(x, contains(kept, p) ? code_of(p) : 0) << p; });
+    const auto all = b.gather_to_all();
+    ASSERT_EQ(all.size(), static_cast<std::size_t>(volume(next)));
+    if (kept.empty()) {  // start again so that the chain keeps testing something
+      a.for_each_owned([](const Point<N>& p, double& x) { x = value_of(p); });
+      b.for_each_owned([](const Point<N>& p, std::int64_t& x) { x = code_of(p); });
+      kept = next;
+    }
+    box = next;
+  }
+}
+
+TEST(ArrayRedistribute, ExtentChangeKeepsTheIntersection1D) { extent_changes<1>(40, 30, 900); }
+TEST(ArrayRedistribute, ExtentChangeKeepsTheIntersection2D) { extent_changes<2>(40, 10, 900); }
+TEST(ArrayRedistribute, ExtentChangeKeepsTheIntersection3D) { extent_changes<3>(25, 5, 900); }
+
+TEST(ArrayRedistribute, BadTargetsChangeNothing) {
+  Communicator comm(MPI_COMM_WORLD);
+  const Box<2> box({0, 0}, {7, 9});
+  const auto grid = ProcGrid<2>::automatic(comm.size(), {7, 9});
+  const Distribution<2> start(box, grid, {block(), block()});
+  Domain<2> dom(comm, start);
+  DistArray<double, 2> a(dom, GhostSpec<2>::sides({0, 1}, {0, 1}));
+  DistArray<int, 2> b(dom);
+  a.for_each_owned([](const Point<2>& p, double& x) { x = value_of(p); });
+  const auto before = a.gather_to_all();
+  const auto misses = dom.cache().misses();
+  // Ghosts of `a` along a cyclic dimension: refused before anything moves (b included).
+  try {
+    dom.redistribute(Distribution<2>(box, grid, {block(), cyclic()}));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("cyclic"), std::string::npos) << e.what();
+  }
+  // A distribution for another number of ranks.
+  try {
+    dom.redistribute(Distribution<2>(box, ProcGrid<2>::automatic(comm.size() + 1, {7, 9}), {block(), block()}));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("argument 'to'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(dom.redistribute(start, static_cast<Redistribution>(7)), Error);
+  EXPECT_TRUE(dom.distribution() == start);
+  EXPECT_EQ(dom.cache().misses(), misses);  // nothing was even planned
+  EXPECT_TRUE(a.gather_to_all() == before);
+  // Redistributing to the same distribution keeps values and the cached halo schedule.
+  a.update_ghosts();
+  dom.redistribute(start);
+  const auto hits = dom.cache().hits();
+  a.update_ghosts();
+  EXPECT_EQ(dom.cache().hits(), hits + 1);
+  EXPECT_TRUE(a.gather_to_all() == before);
+}
+
+// Arrays over one domain move together; arrays over another domain do not.
+TEST(ArrayRedistribute, OnlyTheDomainsArraysMove) {
+  Communicator comm(MPI_COMM_WORLD);
+  const Box<1> box({0}, {23});
+  const auto grid = ProcGrid<1>::automatic(comm.size(), {23});
+  Domain<1> d1(comm, Distribution<1>(box, grid, {block()}));
+  Domain<1> d2(comm, Distribution<1>(box, grid, {block()}));
+  Domain<1> d1_copy = d1;  // a handle to the same domain
+  DistArray<int, 1> x(d1), y(d2);
+  x.for_each_owned([](const Point<1>& p, int& v) { v = static_cast<int>(p[0]); });
+  y.for_each_owned([](const Point<1>& p, int& v) { v = static_cast<int>(p[0]); });
+  d1_copy.redistribute(Distribution<1>(box, grid, {cyclic()}));
+  EXPECT_TRUE(d1.distribution() == d1_copy.distribution());
+  EXPECT_EQ(x.storage().size(), static_cast<std::size_t>(d1.distribution().local_size(comm.rank())));
+  x.for_each_owned([](const Point<1>& p, const int& v) { EXPECT_EQ(v, static_cast<int>(p[0])); });
+  y.for_each_owned([](const Point<1>& p, const int& v) { EXPECT_EQ(v, static_cast<int>(p[0])); });
+  EXPECT_TRUE(d2.distribution() == Distribution<1>(box, grid, {block()}));
+}
+
+}  // namespace
+}  // namespace tessera
