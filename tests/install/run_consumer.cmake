@@ -15,7 +15,7 @@ run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/build -DCMAKE_PREFIX_P
     "-DCMAKE_CXX_FLAGS=${CONSUMER_CXX_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${CONSUMER_LINKER_FLAGS}")
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${MPIEXEC} -n 2 ${WORK_DIR}/build/consumer)
-if(NOT last_output MATCHES "consumer: 2 ranks, halo volume 20, ok")
+if(NOT last_output MATCHES "consumer: 2 ranks, sum 4356, ok")
   message(FATAL_ERROR "consumer printed something unexpected:\n${last_output}")
 endif()
 find_program(PKG_CONFIG pkg-config)
