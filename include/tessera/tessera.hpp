@@ -21,3 +21,4 @@
 #include "tessera/exchange/mover.hpp"
 #include "tessera/array/domain.hpp"
 #include "tessera/array/dist_array.hpp"
+#include "tessera/array/remap.hpp"

@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "morton_distribution/morton_distribution.hpp"
 #include "random_geometry.hpp"
 #include "tessera/geometry.hpp"
 #include "tessera/layout/distribution.hpp"
@@ -95,6 +96,31 @@ Distribution<N> random_distribution(std::mt19937_64& rng, const Box<N>& domain, 
   return random_distribution(rng, domain, comm_size, mask);
 }
 
+/// A random distribution of any kind, a user-defined one (Morton, one patch per owned box) included.
+template <std::size_t N, class Mask>
+Distribution<N> any_distribution(std::mt19937_64& rng, const Box<N>& box, int comm_size, const Mask& interval_only) {
+  if (rng() % 5 == 0)
+    return Distribution<N>::user(std::make_shared<tessera_examples::MortonDistribution<N>>(box, comm_size));
+  return random_distribution<N>(rng, box, comm_size, interval_only);
+}
+
+/// Random ghost widths in [0, max_width) per side (none at all along about a quarter of the
+/// dimensions, so that any distribution kind can go there), faces only or not, random periodicity.
+template <std::size_t N>
+GhostSpec<N> random_ghosts(std::mt19937_64& rng, index_t max_width = 3) {
+  Point<N> lo, hi;
+  for (std::size_t d = 0; d < N; ++d) {
+    if (rng() % 4 == 0) continue;
+    lo[d] = static_cast<index_t>(rng() % static_cast<std::uint64_t>(max_width));
+    hi[d] = static_cast<index_t>(rng() % static_cast<std::uint64_t>(max_width));
+  }
+  auto g = GhostSpec<N>::sides(lo, hi);
+  if (rng() % 2) g = g.faces_only();
+  Periodicity<N> p{};
+  for (auto& x : p) x = rng() % 2;
+  return g.periodic_along(p);
+}
+
 /// Dimensions along which `g` has a ghost layer (they need interval kinds).
 template <std::size_t N>
 std::array<bool, N> ghosted_dims(const GhostSpec<N>& g) {
@@ -176,6 +202,25 @@ bool in_requested_ghost(const Box<N>& owned, const GhostSpec<N>& g, const Point<
   int outside = 0;
   for (std::size_t d = 0; d < N; ++d) outside += (q[d] < owned.lo[d] || q[d] >= owned.hi[d]) ? 1 : 0;
   return outside == 1;
+}
+
+template <std::size_t N>
+std::optional<Point<N>> wrap_point(const Box<N>& domain, const Periodicity<N>& periodic, Point<N> q);
+
+/// After a ghost fill: every owned element holds value_of(its point) and every requested ghost the
+/// value of the point it mirrors; other ghosts hold `untouched`. `read(offset)` reads the storage.
+template <std::size_t N, class Read>
+void expect_halo_reference(const StorageLayout<N>& layout, const Box<N>& domain, const GhostSpec<N>& g, Read&& read,
+                           int rank, double untouched = kSentinel) {
+  for_each_stored(layout, [&](const PatchLayout<N>& patch, const Point<N>& q, index_t offset, bool owned) {
+    double want = untouched;
+    if (owned) {
+      want = value_of(q);
+    } else if (in_requested_ghost(patch.owned_box(), g, q)) {
+      if (const auto w = wrap_point(domain, g.periodic, q)) want = value_of(*w);
+    }
+    ASSERT_EQ(read(offset), want) << "rank " << rank << " point " << q;
+  });
 }
 
 /// q wrapped into the domain along periodic dimensions; nullopt if it is outside along another.

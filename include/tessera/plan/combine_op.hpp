@@ -54,7 +54,9 @@ template <class T>
 [[nodiscard]] CombineFn combine_function(CombineOp op) {
   if (op == CombineOp::replace) return nullptr;
   constexpr bool additive = requires(T a, T b) { a = a + b; a = a * b; };
-  constexpr bool ordered = requires(T a, T b) { std::min(a, b); };
+  // Not `std::min(a, b)`: std::min is unconstrained, so asking about it is a hard error for a type
+  // without operator<, where we want `false`.
+  constexpr bool ordered = requires(T a, T b) { a < b; };
   if constexpr (additive) {
     if (op == CombineOp::add) return &detail::combine_elements<T, CombineOp::add>;
     if (op == CombineOp::multiply) return &detail::combine_elements<T, CombineOp::multiply>;

@@ -11,8 +11,6 @@
 
 #include "engine_checks.hpp"
 #include "tessera/tessera.hpp"
-// The worked user-defined distribution of the examples, as one more kind in the random mix.
-#include "morton_distribution/morton_distribution.hpp"
 
 // Counts every allocation through operator new in this test program, so that a test can pin
 // "nothing in the hot path allocates" (MPI's own malloc calls are not counted).
@@ -31,29 +29,6 @@ namespace tessera {
 namespace {
 
 using namespace tessera::testing;
-
-/// A random distribution of any kind, a user-defined one (Morton, one patch per owned box) included.
-template <std::size_t N, class Mask>
-Distribution<N> any_distribution(std::mt19937_64& rng, const Box<N>& box, int comm_size, const Mask& interval_only) {
-  if (rng() % 5 == 0)
-    return Distribution<N>::user(std::make_shared<tessera_examples::MortonDistribution<N>>(box, comm_size));
-  return random_distribution<N>(rng, box, comm_size, interval_only);
-}
-
-template <std::size_t N>
-GhostSpec<N> random_ghosts(std::mt19937_64& rng) {
-  Point<N> lo, hi;
-  for (std::size_t d = 0; d < N; ++d) {
-    if (rng() % 4 == 0) continue;  // no ghosts along this dimension: any distribution kind there
-    lo[d] = static_cast<index_t>(rng() % 3);
-    hi[d] = static_cast<index_t>(rng() % 3);
-  }
-  auto g = GhostSpec<N>::sides(lo, hi);
-  if (rng() % 2) g = g.faces_only();
-  Periodicity<N> p{};
-  for (auto& x : p) x = rng() % 2;
-  return g.periodic_along(p);
-}
 
 template <std::size_t N>
 void access_cases(int cases, index_t max_extent) {

@@ -9,21 +9,11 @@
 
 #include "engine_checks.hpp"
 #include "tessera/tessera.hpp"
-// The worked user-defined distribution of the examples, as one more kind in the random mix.
-#include "morton_distribution/morton_distribution.hpp"
 
 namespace tessera {
 namespace {
 
 using namespace tessera::testing;
-
-/// A random distribution of any kind, a user-defined one (Morton, one patch per owned box) included.
-template <std::size_t N, class Mask>
-Distribution<N> any_distribution(std::mt19937_64& rng, const Box<N>& box, int comm_size, const Mask& interval_only) {
-  if (rng() % 5 == 0)
-    return Distribution<N>::user(std::make_shared<tessera_examples::MortonDistribution<N>>(box, comm_size));
-  return random_distribution<N>(rng, box, comm_size, interval_only);
-}
 
 struct Particle {
   std::int32_t id;
@@ -39,17 +29,6 @@ T make(const Point<N>& p) {
   else if constexpr (std::is_same_v<T, std::int64_t>) return static_cast<std::int64_t>(v * 4.0) * 1000003;
   else if constexpr (std::is_same_v<T, std::complex<double>>) return {v, -v / 3.0};
   else return Particle{static_cast<std::int32_t>(v), v * 0.5, static_cast<char>('a' + static_cast<int>(v) % 26)};
-}
-
-template <std::size_t N>
-GhostSpec<N> random_ghosts(std::mt19937_64& rng) {
-  Point<N> lo, hi;
-  for (std::size_t d = 0; d < N; ++d) {
-    if (rng() % 2) continue;
-    lo[d] = static_cast<index_t>(rng() % 3);
-    hi[d] = static_cast<index_t>(rng() % 3);
-  }
-  return GhostSpec<N>::sides(lo, hi);
 }
 
 template <class T, std::size_t N>

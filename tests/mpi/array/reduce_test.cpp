@@ -10,21 +10,11 @@
 
 #include "engine_checks.hpp"
 #include "tessera/tessera.hpp"
-// The worked user-defined distribution of the examples, as one more kind in the random mix.
-#include "morton_distribution/morton_distribution.hpp"
 
 namespace tessera {
 namespace {
 
 using namespace tessera::testing;
-
-/// A random distribution of any kind, a user-defined one (Morton, one patch per owned box) included.
-template <std::size_t N, class Mask>
-Distribution<N> any_distribution(std::mt19937_64& rng, const Box<N>& box, int comm_size, const Mask& interval_only) {
-  if (rng() % 5 == 0)
-    return Distribution<N>::user(std::make_shared<tessera_examples::MortonDistribution<N>>(box, comm_size));
-  return random_distribution<N>(rng, box, comm_size, interval_only);
-}
 
 /// True if `value` has the same bytes on every rank.
 template <class T>

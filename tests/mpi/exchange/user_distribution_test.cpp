@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include "engine_checks.hpp"
-#include "morton_distribution/morton_distribution.hpp"
 #include "tessera/exchange/mover.hpp"
 #include "tessera/plan/schedules.hpp"
 
@@ -29,13 +28,7 @@ void morton_halo_cases(int cases, index_t max_extent) {
   for (int k = 0; k < cases; ++k) {
     const auto domain = random_domain<N>(rng, max_extent);
     const auto dist = morton(domain, comm.size());
-    Point<N> w;
-    for (std::size_t d = 0; d < N; ++d) w[d] = static_cast<index_t>(rng() % 3);
-    auto g = GhostSpec<N>::sides(w, w);
-    if (rng() % 2) g = g.faces_only();
-    Periodicity<N> p{};
-    for (auto& x : p) x = rng() % 2;
-    g = g.periodic_along(p);
+    const auto g = random_ghosts<N>(rng);
     std::ostringstream what;
     what << "case " << k << ": " << dist << ", " << g;
     SCOPED_TRACE(what.str());
@@ -43,15 +36,8 @@ void morton_halo_cases(int cases, index_t max_extent) {
     auto data = filled_storage(layout);
     Mover halo(comm, halo_schedule(dist, g, comm.rank()), sizeof(double));
     halo.run(data.data(), data.data());
-    for_each_stored(layout, [&](const PatchLayout<N>& patch, const Point<N>& q, index_t offset, bool owned) {
-      double want = kSentinel;
-      if (owned) {
-        want = value_of(q);
-      } else if (in_requested_ghost(patch.owned_box(), g, q)) {
-        if (const auto wq = wrap_point(domain, g.periodic, q)) want = value_of(*wq);
-      }
-      ASSERT_EQ(data[static_cast<std::size_t>(offset)], want) << "rank " << comm.rank() << " point " << q;
-    });
+    expect_halo_reference(layout, domain, g, [&](index_t offset) { return data[static_cast<std::size_t>(offset)]; },
+                          comm.rank());
   }
 }
 

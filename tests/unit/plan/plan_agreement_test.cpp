@@ -7,7 +7,6 @@
 #include <sstream>
 
 #include "engine_checks.hpp"
-#include "morton_distribution/morton_distribution.hpp"
 #include "tessera/plan/schedules.hpp"
 
 namespace tessera {
@@ -57,26 +56,13 @@ inline void expect_schedules_agree(const std::vector<Schedule>& schedules, const
 }
 
 template <std::size_t N>
-Distribution<N> some_distribution(std::mt19937_64& rng, const Box<N>& domain, int ranks, bool interval_only) {
-  if (rng() % 4 == 0)
-    return Distribution<N>::user(std::make_shared<tessera_examples::MortonDistribution<N>>(domain, ranks));
-  return random_distribution<N>(rng, domain, ranks, interval_only);
-}
-
-template <std::size_t N>
 void agreement_cases(int cases, index_t max_extent) {
   std::mt19937_64 rng(700 + N);
   for (int k = 0; k < cases; ++k) {
     const int ranks = 1 + static_cast<int>(rng() % 6);
     const auto domain = random_domain<N>(rng, max_extent);
-    Point<N> w;
-    for (std::size_t d = 0; d < N; ++d) w[d] = static_cast<index_t>(rng() % 3);
-    auto g = GhostSpec<N>::sides(w, w);
-    if (rng() % 2) g = g.faces_only();
-    Periodicity<N> p{};
-    for (auto& x : p) x = rng() % 2;
-    g = g.periodic_along(p);
-    const auto halo_dist = some_distribution<N>(rng, domain, ranks, true);
+    const auto g = random_ghosts<N>(rng);
+    const auto halo_dist = any_distribution<N>(rng, domain, ranks, ghosted_dims(g));
     std::ostringstream what;
     what << "case " << k << " halo " << halo_dist << " " << g;
     expect_agreement<N>(ranks, [&](int r) { return halo_plan(halo_dist, g, r); }, what.str());
@@ -84,7 +70,7 @@ void agreement_cases(int cases, index_t max_extent) {
     for (int r = 0; r < ranks; ++r) halos.push_back(*halo_schedule(halo_dist, g, r));
     expect_schedules_agree(halos, what.str() + " schedules");
     expect_agreement<N>(ranks, [&](int r) { return reverse_halo_plan(halo_dist, g, r); }, what.str() + " reversed");
-    const auto a = some_distribution<N>(rng, domain, ranks, false), b = some_distribution<N>(rng, domain, ranks, false);
+    const auto a = any_distribution<N>(rng, domain, ranks, false), b = any_distribution<N>(rng, domain, ranks, false);
     expect_agreement<N>(ranks, [&](int r) { return redistribution_plan(a, b, r); }, "redistribution");
     if (::testing::Test::HasFatalFailure()) return;
   }
