@@ -5,6 +5,9 @@
 Google Benchmark drivers name each benchmark "op/case/impl"; impl is "tessera" or
 "anchor=<name>". Each (op, case) with both becomes one record whose ratio is tessera / anchor
 (lower is better); a case with no anchor gets a record with anchor, anchor_value and ratio null.
+
+MPI drivers run their anchor in the same job and write their records themselves (--json PATH);
+they are started with scripts/mpirun.sh on the number of ranks listed in MPI_DRIVERS.
 """
 import argparse
 import datetime
@@ -14,8 +17,13 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 
 MICRO_DRIVERS = ["bench_geometry", "bench_layout"]
+# (executable, ranks, extra arguments). Two ranks: one per core here (ANCHORS.md: with more ranks
+# than cores, ranks yield when idle and medians spread 1.5-1.8x over minima).
+MPI_DRIVERS = [("bench_halo", 2, [])]
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def machine():
@@ -55,6 +63,16 @@ def run_micro(path, repetitions):
     return times, counters
 
 
+def run_mpi(path, ranks, extra):
+    """Runs an MPI driver; returns the records it wrote. Its own table goes to stderr."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "records.json")
+        subprocess.run([os.path.join(ROOT, "scripts", "mpirun.sh"), str(ranks), path, "--json", out, *extra],
+                       stdout=sys.stderr, check=True)
+        with open(out) as f:
+            return json.load(f)
+
+
 def counter_records(counters, ranks=1):
     """One record per user counter (e.g. metadata_bytes): no anchor, the value in 'tessera'."""
     records = []
@@ -91,12 +109,19 @@ def records_from(times, ranks=1):
 def markdown(records):
     lines = ["| op | case | ranks | metric | tessera | anchor | anchor value | ratio |",
              "|---|---|---|---|---|---|---|---|"]
+
+    def fmt(value, unit):
+        # Counts (bytes, messages) in full; 3 significant digits would turn 131072 into 1.31e+05.
+        if not unit and float(value).is_integer():
+            return str(int(value))
+        return f"{value:.3g}{unit}"
+
     for r in records:
         unit = " s" if r["metric"].endswith("_s") else ""
         anchor = r["anchor"] or "—"
-        value = f"{r['anchor_value']:.3g}{unit}" if r["anchor_value"] is not None else "—"
+        value = fmt(r["anchor_value"], unit) if r["anchor_value"] is not None else "—"
         ratio = f"{r['ratio']:.2f}" if r["ratio"] is not None else "—"
-        lines.append(f"| {r['op']} | {r['case']} | {r['ranks']} | {r['metric']} | {r['tessera']:.3g}{unit} | "
+        lines.append(f"| {r['op']} | {r['case']} | {r['ranks']} | {r['metric']} | {fmt(r['tessera'], unit)} | "
                      f"{anchor} | {value} | {ratio} |")
     return "\n".join(lines) + "\n"
 
@@ -114,6 +139,10 @@ def main():
         print(f"bench: {driver}", file=sys.stderr)
         times, counters = run_micro(path, args.repetitions)
         records += records_from(times) + counter_records(counters)
+    for driver, ranks, extra in MPI_DRIVERS:
+        path = os.path.abspath(os.path.join(args.build, "bench", driver))
+        print(f"bench: {driver} on {ranks} ranks", file=sys.stderr)
+        records += run_mpi(path, ranks, extra)
 
     result = {"machine": machine(), "mpi": mpi_version(),
               "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

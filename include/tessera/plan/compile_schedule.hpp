@@ -33,9 +33,27 @@ Block make_block(const StorageLayout<N>& layout, int patch, const Section<N>& se
     p.axes[d].to_local(section.dim[d], local[k]);
     stride[k] = p.strides[d];
   }
+  // Fold away axes with a single position (a column's one index along the rows, say): they only
+  // shift the base, and leaving them in would turn a strided column into one stretch per element.
+  std::size_t axes = 0;
+  for (std::size_t k = 0; k < N; ++k) {
+    if (N > 1 && local[k].size() == 1 && volume(local[k][0]) == 1) {
+      b.base += local[k][0].first * stride[k];
+      continue;
+    }
+    if (axes != k) {  // a vector moved onto itself is left empty
+      local[axes] = std::move(local[k]);
+      stride[axes] = stride[k];
+    }
+    ++axes;
+  }
+  if (axes == 0) {  // a single element: one axis of one position
+    local[0] = SectionList1{Section1::interval(0, 1)};
+    stride[0] = 1;
+    axes = 1;
+  }
   // Merge the innermost axis into its outer neighbour while it is one contiguous interval that
   // exactly fills the outer axis' stride: positions of the outer axis are then back to back.
-  std::size_t axes = N;
   while (axes >= 2) {
     SectionList1& inner = local[axes - 1];
     if (inner.size() != 1 || inner[0].run_count != 1) break;
@@ -82,10 +100,14 @@ inline PeerBlocks& peer_entry(std::vector<PeerBlocks>& list, std::map<int, std::
 /// Compiles the copies of `plan` that involve `rank`: sources are looked up in `src` (the layout of
 /// `rank`'s part of the source array), destinations in `dst`. Copies keep the plan's order per peer.
 /// Throws `Error(out_of_range)` naming the copy if a section is not stored by this rank.
+/// `local_copies_disjoint`: the caller knows that, even when source and destination are the same
+/// array, no local copy reads an element another one writes (a halo reads owned data and writes
+/// ghosts), so the mover may copy local blocks directly instead of through a staging buffer.
 template <std::size_t N>
 [[nodiscard]] Schedule compile_schedule(const MotionPlan<N>& plan, int rank, const StorageLayout<N>& src,
-                                        const StorageLayout<N>& dst) {
+                                        const StorageLayout<N>& dst, bool local_copies_disjoint = false) {
   Schedule s;
+  s.local_disjoint = local_copies_disjoint;
   std::array<int, N> src_order{}, dst_order{};
   for (std::size_t d = 0; d < N; ++d) {
     src_order[d] = static_cast<int>(d);

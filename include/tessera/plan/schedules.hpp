@@ -44,7 +44,7 @@ template <std::size_t N>
   return detail::cached(cache, key, {dist.hash()}, [&] {
     const auto layout = StorageLayout<N>::make(dist, rank, g);
     const auto plan = reverse ? reverse_halo_plan(dist, g, rank, op) : halo_plan(dist, g, rank);
-    return compile_schedule(plan, rank, layout, layout);
+    return compile_schedule(plan, rank, layout, layout, /*local_copies_disjoint=*/true);  // owned <-> ghosts
   });
 }
 

@@ -1,0 +1,536 @@
+// Halo exchange: tessera's Mover over halo_schedule against the exchange an HPC user writes by hand
+// (anchor "mpi-subarray-isend-irecv": MPI_Cart_create, MPI_Cart_shift, MPI_Type_create_subarray,
+// MPI_Irecv / MPI_Isend / MPI_Waitall), in the same MPI job, on arrays of the same layout.
+//
+// Both arrays are tessera's patch layout (owned block plus ghost layers, row-major). After one
+// exchange each, every rank checks tessera's array against the values the halo semantics require
+// and the anchor's array against tessera's, bit for bit; the job aborts on any difference, so the
+// timings below are of two codes that provably do the same work.
+//
+// The anchor fills corners (9- and 27-point cases) the standard way: one phase per dimension, each
+// waiting for the previous one, whose face slabs span the ghost layers already filled along the
+// dimensions exchanged before. It exchanges the last dimension first, so the slabs of dimension 0
+// (the one split across ranks in the grids used here) include every ghost layer of the others and
+// are contiguous: MPI sends them without packing. Faces-only cases exchange all dimensions in one
+// phase. Along a periodic dimension of grid extent 1 the anchor sends to itself through MPI, as
+// MPI_Cart_shift makes it; tessera copies locally. Without periodicity the anchor's dimension-0 slabs
+// also carry the neighbour's ghost cells outside the domain into the corner cells outside the
+// domain, which tessera leaves alone; both hold the initial sentinel there, so the arrays agree.
+//
+// Timing: tessera and anchor alternate (first one, then the other, swapping every repetition),
+// each exchange timed with MPI_Wtime between barriers; the max over ranks is taken per repetition.
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessera/exchange/communicator.hpp"
+#include "tessera/exchange/mover.hpp"
+#include "tessera/plan/schedules.hpp"
+#include "tessera/plan/storage_layout.hpp"
+
+namespace {
+
+using tessera::Block;
+using tessera::Box;
+using tessera::check_mpi;
+using tessera::index_t;
+using tessera::Point;
+using tessera::Schedule;
+
+constexpr const char* kAnchor = "mpi-subarray-isend-irecv";
+constexpr double kSentinel = -1.0;  // ghost cells before the exchange; owned values are >= 1
+
+struct Case {
+  std::size_t dims = 2;
+  bool corners = false;
+  index_t width = 1;
+  bool periodic = true;
+  index_t n = 0;  // points per dimension
+
+  [[nodiscard]] std::string name() const {
+    const char* stencil = dims == 2 ? (corners ? "9pt" : "5pt") : (corners ? "27pt" : "7pt");
+    return std::to_string(dims) + "d-" + stencil + "-w" + std::to_string(width) +
+           (periodic ? "-periodic-" : "-nonperiodic-") + std::to_string(n);
+  }
+};
+
+struct Summary {
+  double median = 0, min = 0, max = 0;
+};
+
+Summary summarize(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  const double median = v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+  return {median, v.front(), v.back()};
+}
+
+struct Result {
+  std::string name;
+  Summary tessera, anchor;
+  double face_bytes = 0;
+};
+
+/// Every rank's samples, replaced by the max over ranks of each repetition. Collective.
+void max_over_ranks(std::vector<double>& samples, MPI_Comm comm) {
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, samples.data(), static_cast<int>(samples.size()), MPI_DOUBLE, MPI_MAX, comm),
+            "MPI_Allreduce");
+}
+
+std::string number(double v, int digits = 9) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+/// A double with every digit, so that two values that differ print differently.
+std::string exact(double v) { return number(v, 17); }
+
+[[noreturn]] void abort_job(const std::string& message) {
+  std::fprintf(stderr, "bench_halo: %s\n", message.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::abort();  // MPI_Abort does not return; this tells the compiler so
+}
+
+/// Calls f(local point, offset) for every point of a row-major array of extents `ext`.
+template <std::size_t N, class F>
+void for_each_local(const Point<N>& ext, F&& f) {
+  index_t total = 1;
+  for (std::size_t d = 0; d < N; ++d) total *= ext[d];
+  Point<N> p{};
+  for (index_t off = 0; off < total; ++off) {
+    f(p, off);
+    for (std::size_t d = N; d-- > 0;) {
+      if (++p[d] < ext[d]) break;
+      p[d] = 0;
+    }
+  }
+}
+
+/// The value the owner stores at global point q: 1 + its row-major index (exact in a double).
+template <std::size_t N>
+double value_of(const Point<N>& q, index_t n) {
+  index_t linear = 0;
+  for (std::size_t d = 0; d < N; ++d) linear = linear * n + q[d];
+  return static_cast<double>(linear + 1);
+}
+
+/// The hand-written exchange, on an array with tessera's patch layout.
+template <std::size_t N>
+class SubarrayHalo {
+ public:
+  SubarrayHalo(MPI_Comm world, const std::array<int, N>& grid, bool periodic, index_t n, index_t w, bool corners) {
+    std::array<int, N> periods{};
+    periods.fill(periodic ? 1 : 0);
+    std::array<int, N> shape = grid;
+    // reorder = 0: cart rank = world rank, so the grid positions are tessera's (checked by the caller).
+    check_mpi(MPI_Cart_create(world, static_cast<int>(N), shape.data(), periods.data(), 0, &cart_), "MPI_Cart_create");
+    int rank = 0;
+    check_mpi(MPI_Comm_rank(cart_, &rank), "MPI_Comm_rank");
+    std::array<int, N> coords{};
+    check_mpi(MPI_Cart_coords(cart_, rank, static_cast<int>(N), coords.data()), "MPI_Cart_coords");
+    for (std::size_t d = 0; d < N; ++d) {
+      const index_t g = grid[d], q = n / g, rem = n % g, c = coords[d];
+      first_[d] = c * q + std::min(c, rem);
+      count_[d] = q + (c < rem ? 1 : 0);
+      extents_[d] = count_[d] + 2 * w;
+      if (count_[d] < w) abort_job("the anchor needs every rank to own at least the ghost width along each dimension");
+      coords_[d] = coords[d];
+    }
+    // Phases: all dimensions at once for faces; for corners one per dimension, last dimension first.
+    std::vector<std::vector<std::size_t>> phases;
+    if (corners) {
+      for (std::size_t d = N; d-- > 0;) phases.push_back({d});
+    } else {
+      phases.emplace_back();
+      for (std::size_t d = 0; d < N; ++d) phases.back().push_back(d);
+    }
+    std::array<bool, N> done{};
+    for (const auto& dims : phases) {
+      Phase phase;
+      for (std::size_t d : dims) {
+        int lower = MPI_PROC_NULL, upper = MPI_PROC_NULL;
+        check_mpi(MPI_Cart_shift(cart_, static_cast<int>(d), 1, &lower, &upper), "MPI_Cart_shift");
+        const int up = static_cast<int>(2 * d), down = up + 1;  // tags: direction of travel along d
+        // Slabs along d: owned layers out, ghost layers in; along e != d the owned range, or the
+        // whole extent where dimension e was exchanged in an earlier phase (that carries corners).
+        const auto slab = [&](index_t start) {
+          std::array<int, N> sizes{}, subsizes{}, starts{};
+          for (std::size_t e = 0; e < N; ++e) {
+            sizes[e] = static_cast<int>(extents_[e]);
+            subsizes[e] = static_cast<int>(e == d ? w : done[e] ? extents_[e] : count_[e]);
+            starts[e] = static_cast<int>(e == d ? start : done[e] ? 0 : w);
+          }
+          MPI_Datatype t = MPI_DATATYPE_NULL;
+          check_mpi(MPI_Type_create_subarray(static_cast<int>(N), sizes.data(), subsizes.data(), starts.data(),
+                                             MPI_ORDER_C, MPI_DOUBLE, &t),
+                    "MPI_Type_create_subarray");
+          check_mpi(MPI_Type_commit(&t), "MPI_Type_commit");
+          types_.push_back(t);
+          return t;
+        };
+        phase.receives.push_back({slab(0), lower, up});                // lower ghost layers
+        phase.receives.push_back({slab(w + count_[d]), upper, down});  // upper ghost layers
+        phase.sends.push_back({slab(w), lower, down});                 // first owned layers
+        phase.sends.push_back({slab(count_[d]), upper, up});           // last owned layers
+      }
+      for (std::size_t d : dims) done[d] = true;
+      requests_.resize(std::max(requests_.size(), phase.receives.size() + phase.sends.size()));
+      phases_.push_back(std::move(phase));
+    }
+  }
+  ~SubarrayHalo() {
+    for (auto& t : types_) MPI_Type_free(&t);
+    MPI_Comm_free(&cart_);
+  }
+  SubarrayHalo(const SubarrayHalo&) = delete;
+  SubarrayHalo& operator=(const SubarrayHalo&) = delete;
+
+  /// Fills the ghost layers of `a` (extents(): owned block plus ghosts, row-major).
+  void exchange(double* a) {
+    std::vector<MPI_Request>& req = requests_;
+    for (const Phase& phase : phases_) {
+      int k = 0;
+      for (const Transfer& t : phase.receives)
+        check_mpi(MPI_Irecv(a, 1, t.type, t.peer, t.tag, cart_, &req[static_cast<std::size_t>(k++)]), "MPI_Irecv");
+      for (const Transfer& t : phase.sends)
+        check_mpi(MPI_Isend(a, 1, t.type, t.peer, t.tag, cart_, &req[static_cast<std::size_t>(k++)]), "MPI_Isend");
+      check_mpi(MPI_Waitall(k, req.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    }
+  }
+
+  [[nodiscard]] const Point<N>& extents() const noexcept { return extents_; }
+  [[nodiscard]] const Point<N>& first() const noexcept { return first_; }
+  [[nodiscard]] const Point<N>& coords() const noexcept { return coords_; }
+
+ private:
+  struct Transfer {
+    MPI_Datatype type;
+    int peer;
+    int tag;
+  };
+  struct Phase {
+    std::vector<Transfer> receives, sends;
+  };
+  MPI_Comm cart_ = MPI_COMM_NULL;
+  Point<N> first_{}, count_{}, extents_{}, coords_{};
+  std::vector<Phase> phases_;
+  std::vector<MPI_Datatype> types_;
+  std::vector<MPI_Request> requests_;  // made once: the timed exchange allocates nothing
+};
+
+/// Copies the stretches of `blocks` between the array and a packed buffer, as the Mover does
+/// (gather: array -> buffer). Used only to break tessera's time down.
+void copy_blocks(const Schedule& s, const std::vector<Block>& blocks, double* array, double* buffer, bool gather) {
+  double* at = buffer;
+  for (const Block& b : blocks)
+    s.for_each_stretch(b, [&](index_t offset, index_t count, index_t stride) {
+      double* in_array = array + offset;
+      if (stride == 1) {
+        if (gather)
+          std::memcpy(at, in_array, static_cast<std::size_t>(count) * sizeof(double));
+        else
+          std::memcpy(in_array, at, static_cast<std::size_t>(count) * sizeof(double));
+      } else {
+        for (index_t e = 0; e < count; ++e) {
+          if (gather)
+            at[e] = in_array[e * stride];
+          else
+            in_array[e * stride] = at[e];
+        }
+      }
+      at += count;
+    });
+}
+
+/// Where tessera's time goes: start() and wait() apart, and the pack, local copy, unpack and bare
+/// MPI messages of the same schedule timed one by one. `between` (the anchor's exchange) runs
+/// before each timed part, untimed, so that caches and TLB are as cold as in the main loop, where
+/// the two codes alternate. Prints on rank 0. Collective.
+template <class Between>
+void breakdown(const tessera::Communicator& world, tessera::Mover& mover, double* a, int reps, Between&& between) {
+  const Schedule& s = mover.schedule();
+  const MPI_Comm comm = world.raw();
+  std::vector<double> t_start(static_cast<std::size_t>(reps)), t_wait(t_start), t_pack(t_start), t_local(t_start),
+      t_unpack(t_start), t_mpi(t_start), t_both(t_start);
+  std::vector<std::vector<double>> out(s.sends.size()), in(s.receives.size());
+  for (std::size_t i = 0; i < s.sends.size(); ++i) out[i].resize(static_cast<std::size_t>(s.sends[i].elements));
+  for (std::size_t i = 0; i < s.receives.size(); ++i) in[i].resize(static_cast<std::size_t>(s.receives[i].elements));
+  std::vector<double> staging(static_cast<std::size_t>(s.local_elements()));
+  const tessera::Communicator raw = world.duplicate();  // bare messages never meet the mover's
+  std::vector<MPI_Request> req(s.sends.size() + s.receives.size());
+  const auto stats_before = mover.stats();
+  const auto timed = [&](std::vector<double>& into, std::size_t i, auto&& part) {
+    between();
+    world.barrier();
+    const double t0 = MPI_Wtime();
+    part();
+    into[i] = MPI_Wtime() - t0;
+  };
+  for (int r = 0; r < reps; ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    between();
+    world.barrier();
+    const double t0 = MPI_Wtime();
+    mover.start(a, a);
+    const double t1 = MPI_Wtime();
+    mover.wait();
+    t_start[i] = t1 - t0;
+    t_wait[i] = MPI_Wtime() - t1;
+    t_both[i] = t_start[i] + t_wait[i];
+    timed(t_pack, i, [&] {
+      for (std::size_t k = 0; k < s.sends.size(); ++k) copy_blocks(s, s.sends[k].blocks, a, out[k].data(), true);
+    });
+    timed(t_local, i, [&] {
+      copy_blocks(s, s.local_src, a, staging.data(), true);
+      copy_blocks(s, s.local_dst, a, staging.data(), false);
+    });
+    timed(t_mpi, i, [&] {
+      std::size_t k = 0;
+      for (std::size_t p = 0; p < s.receives.size(); ++p)
+        check_mpi(MPI_Irecv(in[p].data(), static_cast<int>(in[p].size()), MPI_DOUBLE, s.receives[p].peer, 0, raw.raw(),
+                            &req[k++]),
+                  "MPI_Irecv");
+      for (std::size_t p = 0; p < s.sends.size(); ++p)
+        check_mpi(MPI_Isend(out[p].data(), static_cast<int>(out[p].size()), MPI_DOUBLE, s.sends[p].peer, 0, raw.raw(),
+                            &req[k++]),
+                  "MPI_Isend");
+      check_mpi(MPI_Waitall(static_cast<int>(k), req.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    });
+    timed(t_unpack, i, [&] {
+      for (std::size_t p = 0; p < s.receives.size(); ++p) copy_blocks(s, s.receives[p].blocks, a, in[p].data(), false);
+    });
+  }
+  for (auto* v : {&t_start, &t_wait, &t_both, &t_pack, &t_local, &t_unpack, &t_mpi}) max_over_ranks(*v, comm);
+  const auto& st = mover.stats();
+  const double execs = static_cast<double>(st.executions - stats_before.executions);
+  if (world.rank() != 0) return;
+  std::printf("  breakdown (medians over %d, max over ranks, microseconds):\n", reps);
+  std::printf("    start %.1f + wait %.1f (together %.1f) | pack %.1f  local copies %.1f  bare MPI %.1f  unpack %.1f\n",
+              1e6 * summarize(t_start).median, 1e6 * summarize(t_wait).median, 1e6 * summarize(t_both).median,
+              1e6 * summarize(t_pack).median, 1e6 * summarize(t_local).median, 1e6 * summarize(t_mpi).median,
+              1e6 * summarize(t_unpack).median);
+  std::printf("    rank 0 per execution: %.0f messages, %.0f bytes sent, %.0f bytes copied locally\n",
+              static_cast<double>(st.messages_sent - stats_before.messages_sent) / execs,
+              static_cast<double>(st.bytes_sent - stats_before.bytes_sent) / execs,
+              static_cast<double>(st.bytes_copied_locally - stats_before.bytes_copied_locally) / execs);
+  // How the mover can send each peer's data (in place, as an MPI datatype, or packed) follows from
+  // its stretches; buffer_allocations counts the packed channels (plus the local staging buffer).
+  for (const auto& p : s.sends) {
+    int contiguous = 0;
+    long long stretches = 0, shortest = -1;
+    for (const Block& b : p.blocks) {
+      contiguous += s.contiguous(b) ? 1 : 0;
+      s.for_each_stretch(b, [&](index_t, index_t count, index_t stride) {
+        ++stretches;
+        const long long bytes = stride == 1 ? count * static_cast<long long>(sizeof(double)) : sizeof(double);
+        shortest = shortest < 0 ? bytes : std::min(shortest, bytes);
+      });
+    }
+    std::printf("    send to %d: %zu blocks (%d contiguous), %lld elements in %lld stretches of >= %lld bytes\n",
+                p.peer, p.blocks.size(), contiguous, static_cast<long long>(p.elements), stretches, shortest);
+  }
+  std::printf("    mover buffers: %llu (packed send and receive channels, plus local staging)\n",
+              static_cast<unsigned long long>(st.buffer_allocations));
+  std::printf("    local copies: %zu blocks, %lld elements\n", s.local_src.size(),
+              static_cast<long long>(s.local_elements()));
+}
+
+struct Options {
+  int repetitions = 0;  // 0: by size
+  int warmup = 10;
+  bool breakdown = false;
+};
+
+template <std::size_t N>
+Result run_case(const tessera::Communicator& world, const Case& c, const Options& opt) {
+  const int rank = world.rank(), size = world.size();
+  const index_t n = c.n, w = c.width;
+  Point<N> grid_shape = Point<N>::filled(1);
+  grid_shape[0] = size;
+  const auto grid = tessera::ProcGrid<N>::with_shape(size, grid_shape);
+  std::array<tessera::DimSpec, N> specs;
+  specs.fill(tessera::block());
+  const tessera::Distribution<N> dist(Box<N>::from_extents(Point<N>::filled(n)), grid, specs);
+  tessera::Periodicity<N> periodic{};
+  periodic.fill(c.periodic);
+  auto g = tessera::ghosts<N>(w).periodic_along(periodic);
+  if (!c.corners) g = g.faces_only();
+  const auto layout = tessera::StorageLayout<N>::make(dist, rank, g);
+  if (layout.patches().size() != 1) abort_job("expected one patch per rank");
+  const auto& patch = layout.patches()[0];
+  tessera::Mover mover(world, tessera::halo_schedule(dist, g, rank), sizeof(double));
+
+  std::array<int, N> cart_dims{};
+  for (std::size_t d = 0; d < N; ++d) cart_dims[d] = static_cast<int>(grid_shape[d]);
+  SubarrayHalo<N> anchor(MPI_COMM_WORLD, cart_dims, c.periodic, n, w, c.corners);
+  if (anchor.extents() != patch.extents() || anchor.first() != patch.owned_box().lo ||
+      grid.position_of(rank) != std::optional<Point<N>>(anchor.coords()))
+    abort_job(c.name() + ": the anchor's local array is not laid out as tessera's patch");
+
+  // Same initial data in both: owned points carry their global value, ghosts the sentinel.
+  const auto ext = patch.extents();
+  const Point<N> first = patch.owned_box().lo;
+  std::vector<double> a(static_cast<std::size_t>(layout.size())), b;
+  for_each_local(ext, [&](const Point<N>& l, index_t off) {
+    bool owned = true;
+    for (std::size_t d = 0; d < N; ++d) owned = owned && l[d] >= w && l[d] < ext[d] - w;
+    a[static_cast<std::size_t>(off)] = owned ? value_of(l - Point<N>::filled(w) + first, n) : kSentinel;
+  });
+  b = a;
+
+  // One exchange each, then the checks: tessera's array against the halo semantics, the anchor's
+  // against tessera's, bit for bit.
+  mover.run(a.data(), a.data());
+  anchor.exchange(b.data());
+  long long wrong = -1;
+  double wanted = 0;
+  for_each_local(ext, [&](const Point<N>& l, index_t off) {
+    if (wrong >= 0) return;
+    int outside = 0;  // dimensions along which l is in a ghost layer
+    Point<N> q = l - Point<N>::filled(w) + first;
+    bool filled = true;
+    for (std::size_t d = 0; d < N; ++d) {
+      if (l[d] < w || l[d] >= ext[d] - w) ++outside;
+      if (q[d] < 0 || q[d] >= n) {
+        if (c.periodic)
+          q[d] = (q[d] + n) % n;
+        else
+          filled = false;
+      }
+    }
+    if (outside > 1 && !c.corners) filled = false;
+    const double want = filled ? value_of(q, n) : kSentinel;
+    if (a[static_cast<std::size_t>(off)] != want) {
+      wrong = off;
+      wanted = want;
+    }
+  });
+  if (wrong >= 0)
+    abort_job(c.name() + ": rank " + std::to_string(rank) + ": tessera's halo is wrong at local offset " +
+              std::to_string(wrong) + ": " + exact(a[static_cast<std::size_t>(wrong)]) + ", expected " + exact(wanted));
+  if (std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) != 0) {
+    const auto at = std::mismatch(a.begin(), a.end(), b.begin()).first - a.begin();
+    abort_job(c.name() + ": rank " + std::to_string(rank) + ": tessera and anchor differ at local offset " +
+              std::to_string(at) + ": " + exact(a[static_cast<std::size_t>(at)]) + " vs " +
+              exact(b[static_cast<std::size_t>(at)]));
+  }
+
+  const double array_bytes = static_cast<double>(a.size() * sizeof(double));
+  const int reps = opt.repetitions > 0 ? opt.repetitions : array_bytes <= 64.0 * (1 << 20) ? 200 : 100;
+  for (int i = 0; i < opt.warmup; ++i) {
+    mover.run(a.data(), a.data());
+    anchor.exchange(b.data());
+  }
+  std::vector<double> tt(static_cast<std::size_t>(reps)), ta(tt);
+  for (int r = 0; r < reps; ++r) {
+    for (int k = 0; k < 2; ++k) {
+      const bool mine = (k == 0) == (r % 2 == 0);  // alternate who goes first
+      world.barrier();
+      const double t0 = MPI_Wtime();
+      if (mine)
+        mover.run(a.data(), a.data());
+      else
+        anchor.exchange(b.data());
+      (mine ? tt : ta)[static_cast<std::size_t>(r)] = MPI_Wtime() - t0;
+    }
+  }
+  max_over_ranks(tt, world.raw());
+  max_over_ranks(ta, world.raw());
+
+  Result res{c.name(), summarize(tt), summarize(ta), 0};
+  // One face slab of the owned block across the split dimension 0: what each message to a
+  // neighbour carries in the faces-only cases.
+  res.face_bytes = static_cast<double>(w * sizeof(double));
+  for (std::size_t d = 1; d < N; ++d) res.face_bytes *= static_cast<double>(patch.axes[d].count);
+  if (rank == 0)
+    std::printf("%-30s %11.0f %11.2f %11.2f %11.2f %11.2f %7.2f\n", res.name.c_str(), res.face_bytes,
+                1e6 * res.tessera.median, 1e6 * res.tessera.min, 1e6 * res.anchor.median, 1e6 * res.anchor.min,
+                res.tessera.median / res.anchor.median);
+  if (opt.breakdown) breakdown(world, mover, a.data(), reps, [&] { anchor.exchange(b.data()); });
+  std::fflush(stdout);
+  return res;
+}
+
+void write_json(const std::string& path, const std::vector<Result>& results, int ranks) {
+  std::ofstream out(path);
+  if (!out) abort_job("cannot write " + path);
+  out << "[\n";
+  const std::string common = "\"op\": \"halo\", \"ranks\": " + std::to_string(ranks);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const Result& r = results[i];
+    out << "  {" << common << ", \"case\": \"" << r.name
+        << "\", \"metric\": \"median_s\", \"tessera\": " << number(r.tessera.median) << ", \"anchor\": \"" << kAnchor
+        << "\", \"anchor_value\": " << number(r.anchor.median)
+        << ", \"ratio\": " << number(r.tessera.median / r.anchor.median) << ", \"min\": " << number(r.tessera.min)
+        << ", \"max\": " << number(r.tessera.max) << ", \"anchor_min\": " << number(r.anchor.min)
+        << ", \"anchor_max\": " << number(r.anchor.max) << "},\n";
+    out << "  {" << common << ", \"case\": \"" << r.name
+        << "\", \"metric\": \"face_bytes\", \"tessera\": " << number(r.face_bytes)
+        << ", \"anchor\": null, \"anchor_value\": null, \"ratio\": null, \"min\": " << number(r.face_bytes)
+        << ", \"max\": " << number(r.face_bytes) << "}" << (i + 1 < results.size() ? "," : "") << "\n";
+  }
+  out << "]\n";
+  if (!out) abort_job("writing " + path + " failed");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  tessera::Environment env(argc, argv);
+  const tessera::Communicator& world = env.world();
+  CLI::App app{"Halo exchange: tessera's Mover against hand-written MPI subarray Isend/Irecv"};
+  std::vector<index_t> sizes{256, 1024, 4096, 8192}, sizes_3d{64, 128, 256}, widths{1, 2};
+  index_t nonperiodic = 8192, nonperiodic_3d = 256;
+  std::string json, filter;
+  Options opt;
+  app.add_option("--sizes", sizes, "points per dimension of the 2-D cases")->delimiter(',');
+  app.add_option("--sizes-3d", sizes_3d, "points per dimension of the 3-D cases")->delimiter(',');
+  app.add_option("--widths", widths, "ghost widths")->delimiter(',')->check(CLI::Range(index_t{1}, index_t{16}));
+  app.add_option("--nonperiodic", nonperiodic, "2-D size also run without periodicity (0: none)");
+  app.add_option("--nonperiodic-3d", nonperiodic_3d, "3-D size also run without periodicity (0: none)");
+  app.add_option("--repetitions", opt.repetitions, "timed exchanges per case (0: 200, or 100 for arrays over 64 MiB)")
+      ->check(CLI::Range(0, 1000000));
+  app.add_option("--warmup", opt.warmup, "untimed exchanges per case first")->check(CLI::Range(0, 1000000));
+  app.add_option("--filter", filter, "run only the cases whose name contains this");
+  app.add_option("--json", json, "rank 0 writes the records (DESIGN.md, machine-readable results) here");
+  app.add_flag("--breakdown", opt.breakdown, "also break tessera's time down (start/wait, pack, MPI, unpack)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return world.rank() == 0 ? app.exit(e) : (e.get_exit_code() != 0);
+  }
+
+  std::vector<Case> cases;
+  const auto add = [&](std::size_t dims, const std::vector<index_t>& ns, index_t np) {
+    for (bool corners : {false, true})
+      for (index_t w : widths) {
+        for (index_t n : ns) cases.push_back({dims, corners, w, true, n});
+        if (np > 0) cases.push_back({dims, corners, w, false, np});
+      }
+  };
+  add(2, sizes, nonperiodic);
+  add(3, sizes_3d, nonperiodic_3d);
+  std::erase_if(cases, [&](const Case& c) { return c.name().find(filter) == std::string::npos; });
+
+  if (world.rank() == 0)
+    std::printf(
+        "halo exchange, %d ranks, grid %dx1[x1]; microseconds per exchange, max over ranks\n%-30s %11s %11s "
+        "%11s %11s %11s %7s\n",
+        world.size(), world.size(), "case", "face bytes", "tessera med", "tessera min", "anchor med", "anchor min",
+        "ratio");
+  std::vector<Result> results;
+  for (const Case& c : cases) results.push_back(c.dims == 2 ? run_case<2>(world, c, opt) : run_case<3>(world, c, opt));
+  if (!json.empty() && world.rank() == 0) write_json(json, results, world.size());
+  return 0;
+}
