@@ -12,10 +12,10 @@ namespace {
 
 constexpr std::size_t kMessageUnit = 64;  // bytes; messages over INT_MAX bytes count in these
 
-// A peer's data made of at most this many contiguous stretches, each at least this long, is
-// described to MPI with an hindexed datatype instead of being packed by us: MPI copies it into its
-// transport buffers anyway, so our own pack and unpack copies would be pure overhead. Many short
-// or strided stretches are packed by us, which is faster than MPI's generic datatype engine.
+// A peer's data made of at most this many groups of equal rows, each row at least this long, is
+// described to MPI with a datatype instead of being packed by us: MPI copies it into its transport
+// buffers anyway, so our own pack and unpack copies would be pure overhead. Short or strided rows
+// are packed by us, which is faster than MPI's generic datatype engine.
 constexpr std::size_t kMaxTypedStretches = 64;
 constexpr std::size_t kMinTypedStretchBytes = 256;
 
@@ -257,25 +257,36 @@ Mover::Mover(const Communicator& comm, std::shared_ptr<const Schedule> schedule,
 }
 
 MPI_Datatype Mover::stretches_type(const std::vector<Block>& blocks) const {
-  std::vector<int> lengths;
+  // One hvector per group of equal rows (a face of a 3-D array is one group of 256 rows, say),
+  // joined by a struct type: MPI then copies straight between the array and its transport buffers.
+  std::vector<MPI_Datatype> groups;
+  std::vector<int> ones;
   std::vector<MPI_Aint> displacements;
   bool fits = true;
   const auto es = static_cast<index_t>(element_size_);
   for (const Block& b : blocks)
-    schedule_->for_each_stretch(b, [&](index_t offset, index_t count, index_t stride) {
+    schedule_->for_each_stretch_group(b, [&](index_t offset, index_t count, index_t stride, index_t rows,
+                                             index_t row_stride) {
       const index_t bytes = count * es;
       fits = fits && (stride == 1 || count == 1) && bytes >= static_cast<index_t>(kMinTypedStretchBytes) &&
-             bytes <= INT_MAX && lengths.size() < kMaxTypedStretches;
+             bytes <= INT_MAX && rows <= INT_MAX && groups.size() < kMaxTypedStretches;
       if (!fits) return;
-      lengths.push_back(static_cast<int>(bytes));
+      MPI_Datatype rows_type = MPI_DATATYPE_NULL;
+      check_mpi(MPI_Type_create_hvector(static_cast<int>(rows), static_cast<int>(bytes),
+                                        static_cast<MPI_Aint>(row_stride * es), MPI_BYTE, &rows_type),
+                "MPI_Type_create_hvector");
+      groups.push_back(rows_type);
+      ones.push_back(1);
       displacements.push_back(static_cast<MPI_Aint>(offset * es));
     });
-  if (!fits || lengths.empty()) return MPI_DATATYPE_NULL;
   MPI_Datatype type = MPI_DATATYPE_NULL;
-  check_mpi(MPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), displacements.data(), MPI_BYTE,
+  if (fits && !groups.empty()) {
+    check_mpi(MPI_Type_create_struct(static_cast<int>(groups.size()), ones.data(), displacements.data(), groups.data(),
                                      &type),
-            "MPI_Type_create_hindexed");
-  check_mpi(MPI_Type_commit(&type), "MPI_Type_commit");
+              "MPI_Type_create_struct");
+    check_mpi(MPI_Type_commit(&type), "MPI_Type_commit");
+  }
+  for (MPI_Datatype& g : groups) MPI_Type_free(&g);  // the struct keeps what it needs
   return type;
 }
 
