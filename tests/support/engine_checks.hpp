@@ -129,50 +129,17 @@ std::array<bool, N> ghosted_dims(const GhostSpec<N>& g) {
   return m;
 }
 
+template <std::size_t N, class Visit>
+void for_each_stored(const StorageLayout<N>& layout, Visit&& visit);
+
 /// A rank's storage with every owned element set to value_of(its point) and every ghost to kSentinel.
 template <std::size_t N>
 std::vector<double> filled_storage(const StorageLayout<N>& layout) {
   std::vector<double> data(static_cast<std::size_t>(layout.size()), kSentinel);
-  for (const auto& patch : layout.patches()) {
-    Section<N> owned;
-    for (std::size_t d = 0; d < N; ++d) {
-      const AxisMap& a = patch.axes[d];
-      if (a.is_interval()) {
-        owned.dim[d] = Section1::interval(a.first, a.first + a.count);
-      } else {
-        owned.dim[d] = Section1{};  // filled below point by point
-      }
-    }
-    // Walk local indices so that compacted axes are covered too.
-    Box<N> local;
-    for (std::size_t d = 0; d < N; ++d) {
-      local.lo[d] = patch.axes[d].ghost_lo;
-      local.hi[d] = patch.axes[d].ghost_lo + patch.axes[d].count;
-    }
-    for_each_point(local, [&](const Point<N>& l) {
-      Point<N> p;
-      for (std::size_t d = 0; d < N; ++d) p[d] = patch.axes[d].global(l[d]);
-      data[static_cast<std::size_t>(patch.element_offset(p))] = value_of(p);
-    });
-  }
+  for_each_stored(layout, [&](const PatchLayout<N>&, const Point<N>& p, index_t offset, bool owned) {
+    if (owned) data[static_cast<std::size_t>(offset)] = value_of(p);
+  });
   return data;
-}
-
-/// Calls visit(global point, stored value) for every owned element of `layout`.
-template <std::size_t N, class Visit>
-void for_each_owned(const StorageLayout<N>& layout, const std::vector<double>& data, Visit&& visit) {
-  for (const auto& patch : layout.patches()) {
-    Box<N> local;
-    for (std::size_t d = 0; d < N; ++d) {
-      local.lo[d] = patch.axes[d].ghost_lo;
-      local.hi[d] = patch.axes[d].ghost_lo + patch.axes[d].count;
-    }
-    for_each_point(local, [&](const Point<N>& l) {
-      Point<N> p;
-      for (std::size_t d = 0; d < N; ++d) p[d] = patch.axes[d].global(l[d]);
-      visit(p, data[static_cast<std::size_t>(patch.element_offset(p))]);
-    });
-  }
 }
 
 /// Calls visit(patch, global point, element offset, owned) for every element a rank stores, ghosts
