@@ -5,7 +5,7 @@ set -euo pipefail
 
 core=(build-essential cmake make pkg-config python3
       openmpi-bin libopenmpi-dev
-      libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev libcli11-dev)
+      libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev libcli11-dev libfftw3-dev)
 bench=(petsc-dev libglobalarrays-dev libarmci-mpi-dev libscalapack-openmpi-dev libfftw3-mpi-dev)
 
 case "${1:-core}" in
