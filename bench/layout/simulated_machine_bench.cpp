@@ -13,8 +13,8 @@
 namespace {
 
 using tessera::Box;
-using tessera::Distribution;
 using tessera::DimSpec;
+using tessera::Distribution;
 using tessera::index_t;
 using tessera::Point;
 using tessera::ProcGrid;
@@ -35,7 +35,8 @@ Distribution<N> make(int ranks, const std::string& kind) {
 template <std::size_t N>
 Point<N> random_point(std::mt19937_64& rng, const Box<N>& b) {
   Point<N> p;
-  for (std::size_t d = 0; d < N; ++d) p[d] = b.lo[d] + static_cast<index_t>(rng() % static_cast<std::uint64_t>(b.hi[d] - b.lo[d]));
+  for (std::size_t d = 0; d < N; ++d)
+    p[d] = b.lo[d] + static_cast<index_t>(rng() % static_cast<std::uint64_t>(b.hi[d] - b.lo[d]));
   return p;
 }
 

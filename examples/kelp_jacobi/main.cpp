@@ -30,7 +30,8 @@ struct Patch {
 };
 
 double source_term(index_t i, index_t j, index_t n) {
-  const double h = 1.0 / static_cast<double>(n + 1), x = static_cast<double>(i + 1) * h, y = static_cast<double>(j + 1) * h;
+  const double h = 1.0 / static_cast<double>(n + 1), x = static_cast<double>(i + 1) * h,
+               y = static_cast<double>(j + 1) * h;
   return 2.0 * std::numbers::pi * std::numbers::pi * std::sin(std::numbers::pi * x) * std::sin(std::numbers::pi * y);
 }
 
@@ -82,7 +83,8 @@ int main(int argc, char** argv) {
         plan.copy(j, r, i, r);
   tessera::validate_plan(plan, dist, ghosts, dist, ghosts);
   const auto layout = tessera::StorageLayout<2>::make(dist, rank, ghosts);
-  tessera::Mover halo(world, std::make_shared<const tessera::Schedule>(tessera::compile_schedule(plan, rank, layout, layout)),
+  tessera::Mover halo(world,
+                      std::make_shared<const tessera::Schedule>(tessera::compile_schedule(plan, rank, layout, layout)),
                       sizeof(double));
 
   // The patch of the layout is exactly owned grown by one, row-major: the Patch below.
@@ -105,10 +107,12 @@ int main(int argc, char** argv) {
   std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
   for (int j = 0; j < size; ++j) counts[static_cast<std::size_t>(j)] = static_cast<int>(volume(dist.owned_box(j)));
   for (int j = 1; j < size; ++j)
-    displs[static_cast<std::size_t>(j)] = displs[static_cast<std::size_t>(j - 1)] + counts[static_cast<std::size_t>(j - 1)];
+    displs[static_cast<std::size_t>(j)] =
+        displs[static_cast<std::size_t>(j - 1)] + counts[static_cast<std::size_t>(j - 1)];
   std::vector<double> gathered(rank == 0 ? static_cast<std::size_t>(volume(domain)) : 0);
   tessera::check_mpi(MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, gathered.data(), counts.data(),
-                                 displs.data(), MPI_DOUBLE, 0, world.raw()), "MPI_Gatherv");
+                                 displs.data(), MPI_DOUBLE, 0, world.raw()),
+                     "MPI_Gatherv");
   int failed = 0;
   if (rank == 0) {
     Patch ref(grow(domain, 1)), ref_next(grow(domain, 1));
@@ -123,8 +127,9 @@ int main(int argc, char** argv) {
       std::size_t i = static_cast<std::size_t>(displs[static_cast<std::size_t>(j)]);
       tessera::for_each_point(dist.owned_box(j), [&](const Point<2>& p) {
         mismatches += gathered[i++] != ref.at(p);
-        error = std::max(error, std::abs(ref.at(p) - std::sin(std::numbers::pi * static_cast<double>(p[0] + 1) * h) *
-                                                         std::sin(std::numbers::pi * static_cast<double>(p[1] + 1) * h)));
+        error =
+            std::max(error, std::abs(ref.at(p) - std::sin(std::numbers::pi * static_cast<double>(p[0] + 1) * h) *
+                                                     std::sin(std::numbers::pi * static_cast<double>(p[1] + 1) * h)));
       });
     }
     std::printf("%d ranks (%dx%d), n = %lld, %d iterations: %.3f s, max change %.3e, error vs exact %.3e\n", size,

@@ -67,7 +67,8 @@ Environment::Environment(int& argc, char**& argv) {
 Environment::Environment() {
   int initialized = 0;
   MPI_Initialized(&initialized);
-  if (!initialized) fail(ErrorCode::invalid_argument, "Environment(): MPI is not initialised; use Environment(argc, argv)");
+  if (!initialized)
+    fail(ErrorCode::invalid_argument, "Environment(): MPI is not initialised; use Environment(argc, argv)");
   attach();
 }
 

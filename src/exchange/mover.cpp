@@ -23,7 +23,8 @@ constexpr std::size_t kMinTypedStretchBytes = 256;
 std::pair<int, MPI_Datatype> message_shape(std::size_t bytes, MPI_Datatype unit) {
   if (bytes <= static_cast<std::size_t>(INT_MAX)) return {static_cast<int>(bytes), MPI_BYTE};
   const std::size_t units = (bytes + kMessageUnit - 1) / kMessageUnit;
-  if (units > static_cast<std::size_t>(INT_MAX)) fail(ErrorCode::overflow, "Mover: a message of ", bytes, " bytes is too large");
+  if (units > static_cast<std::size_t>(INT_MAX))
+    fail(ErrorCode::overflow, "Mover: a message of ", bytes, " bytes is too large");
   return {static_cast<int>(units), unit};
 }
 
@@ -34,8 +35,10 @@ std::size_t padded(std::size_t bytes) {
 template <std::size_t Size>
 void copy_strided_fixed(std::byte* out, const std::byte* in, index_t count, index_t stride_bytes, bool gather) {
   for (index_t e = 0; e < count; ++e) {
-    if (gather) std::memcpy(out + e * static_cast<index_t>(Size), in + e * stride_bytes, Size);
-    else std::memcpy(out + e * stride_bytes, in + e * static_cast<index_t>(Size), Size);
+    if (gather)
+      std::memcpy(out + e * static_cast<index_t>(Size), in + e * stride_bytes, Size);
+    else
+      std::memcpy(out + e * stride_bytes, in + e * static_cast<index_t>(Size), Size);
   }
 }
 
@@ -44,13 +47,21 @@ void copy_strided_fixed(std::byte* out, const std::byte* in, index_t count, inde
 void copy_strided(std::byte* out, const std::byte* in, index_t count, index_t stride, std::size_t es, bool gather) {
   const index_t stride_bytes = stride * static_cast<index_t>(es);
   switch (es) {  // fixed sizes let the compiler turn each memcpy into one load and one store
-    case 4: copy_strided_fixed<4>(out, in, count, stride_bytes, gather); return;
-    case 8: copy_strided_fixed<8>(out, in, count, stride_bytes, gather); return;
-    case 16: copy_strided_fixed<16>(out, in, count, stride_bytes, gather); return;
+    case 4:
+      copy_strided_fixed<4>(out, in, count, stride_bytes, gather);
+      return;
+    case 8:
+      copy_strided_fixed<8>(out, in, count, stride_bytes, gather);
+      return;
+    case 16:
+      copy_strided_fixed<16>(out, in, count, stride_bytes, gather);
+      return;
     default:
       for (index_t e = 0; e < count; ++e) {
-        if (gather) std::memcpy(out + e * static_cast<index_t>(es), in + e * stride_bytes, es);
-        else std::memcpy(out + e * stride_bytes, in + e * static_cast<index_t>(es), es);
+        if (gather)
+          std::memcpy(out + e * static_cast<index_t>(es), in + e * stride_bytes, es);
+        else
+          std::memcpy(out + e * stride_bytes, in + e * static_cast<index_t>(es), es);
       }
   }
 }
@@ -58,8 +69,10 @@ void copy_strided(std::byte* out, const std::byte* in, index_t count, index_t st
 template <std::size_t Bytes>
 void copy_rows_fixed(std::byte* out, const std::byte* in, index_t rows, index_t row_stride_bytes, bool gather) {
   for (index_t r = 0; r < rows; ++r) {
-    if (gather) std::memcpy(out + r * static_cast<index_t>(Bytes), in + r * row_stride_bytes, Bytes);
-    else std::memcpy(out + r * row_stride_bytes, in + r * static_cast<index_t>(Bytes), Bytes);
+    if (gather)
+      std::memcpy(out + r * static_cast<index_t>(Bytes), in + r * row_stride_bytes, Bytes);
+    else
+      std::memcpy(out + r * row_stride_bytes, in + r * static_cast<index_t>(Bytes), Bytes);
   }
 }
 
@@ -71,18 +84,29 @@ void copy_group(std::byte* out, const std::byte* in, index_t count, index_t stri
   const index_t row_bytes = row_stride * static_cast<index_t>(es);
   if (stride == 1 || count == 1) {  // short contiguous rows: fixed sizes, no memcpy call per row
     switch (bytes) {
-      case 8: copy_rows_fixed<8>(out, in, rows, row_bytes, gather); return;
-      case 16: copy_rows_fixed<16>(out, in, rows, row_bytes, gather); return;
-      case 24: copy_rows_fixed<24>(out, in, rows, row_bytes, gather); return;
-      case 32: copy_rows_fixed<32>(out, in, rows, row_bytes, gather); return;
-      default: break;
+      case 8:
+        copy_rows_fixed<8>(out, in, rows, row_bytes, gather);
+        return;
+      case 16:
+        copy_rows_fixed<16>(out, in, rows, row_bytes, gather);
+        return;
+      case 24:
+        copy_rows_fixed<24>(out, in, rows, row_bytes, gather);
+        return;
+      case 32:
+        copy_rows_fixed<32>(out, in, rows, row_bytes, gather);
+        return;
+      default:
+        break;
     }
   }
   for (index_t r = 0; r < rows; ++r) {
     std::byte* o = gather ? out + r * static_cast<index_t>(bytes) : out + r * row_bytes;
     const std::byte* i = gather ? in + r * row_bytes : in + r * static_cast<index_t>(bytes);
-    if (stride == 1) std::memcpy(o, i, bytes);
-    else copy_strided(o, i, count, stride, es, gather);
+    if (stride == 1)
+      std::memcpy(o, i, bytes);
+    else
+      copy_strided(o, i, count, stride, es, gather);
   }
 }
 
@@ -114,12 +138,15 @@ void unpack_blocks(const Schedule& s, const Block* first, const Block* last, std
     s.for_each_stretch(b, [&](index_t offset, index_t count, index_t stride) {
       std::byte* to = array + offset * static_cast<index_t>(es);
       if (combine == nullptr) {
-        if (stride == 1) std::memcpy(to, at, static_cast<std::size_t>(count) * es);
-        else copy_strided(to, at, count, stride, es, false);
+        if (stride == 1)
+          std::memcpy(to, at, static_cast<std::size_t>(count) * es);
+        else
+          copy_strided(to, at, count, stride, es, false);
       } else if (stride == 1) {
         combine(to, at, count);
       } else {
-        for (index_t e = 0; e < count; ++e) combine(to + e * stride * static_cast<index_t>(es), at + e * static_cast<index_t>(es), 1);
+        for (index_t e = 0; e < count; ++e)
+          combine(to + e * stride * static_cast<index_t>(es), at + e * static_cast<index_t>(es), 1);
       }
       at += static_cast<std::size_t>(count) * es;
     });
@@ -192,7 +219,8 @@ void copy_local_direct(const Schedule& s, const Block& sb, const Block& db, cons
   if (combine == nullptr && s.as_rows(sb, so, sc, ss, sr, srs) && s.as_rows(db, doff, dc, ds, dr, drs) && sc == dc &&
       sr == dr) {
     // The common case (faces, wrapped columns): equal rows on both sides, one loop.
-    for (index_t r = 0; r < sr; ++r) copy_two_strided(dst + (doff + r * drs) * e, ds, src + (so + r * srs) * e, ss, sc, es);
+    for (index_t r = 0; r < sr; ++r)
+      copy_two_strided(dst + (doff + r * drs) * e, ds, src + (so + r * srs) * e, ss, sc, es);
     return;
   }
   if (combine == nullptr && same_shape(s, sb, db)) {
@@ -223,7 +251,11 @@ void copy_local_direct(const Schedule& s, const Block& sb, const Block& db, cons
 
 Mover::Mover(const Communicator& comm, std::shared_ptr<const Schedule> schedule, std::size_t element_size,
              CombineFn combine)
-    : comm_(&comm), schedule_(std::move(schedule)), element_size_(element_size), combine_(combine), tag_(comm.next_tag()) {
+    : comm_(&comm),
+      schedule_(std::move(schedule)),
+      element_size_(element_size),
+      combine_(combine),
+      tag_(comm.next_tag()) {
   if (!schedule_) fail_argument("Mover", "schedule", "null", "must point to a compiled schedule");
   if (element_size == 0) fail_argument("Mover", "element_size", 0, "must be > 0");
   check_mpi(MPI_Type_contiguous(static_cast<int>(kMessageUnit), MPI_BYTE, &unit_), "MPI_Type_contiguous");
@@ -265,20 +297,20 @@ MPI_Datatype Mover::stretches_type(const std::vector<Block>& blocks) const {
   bool fits = true;
   const auto es = static_cast<index_t>(element_size_);
   for (const Block& b : blocks)
-    schedule_->for_each_stretch_group(b, [&](index_t offset, index_t count, index_t stride, index_t rows,
-                                             index_t row_stride) {
-      const index_t bytes = count * es;
-      fits = fits && (stride == 1 || count == 1) && bytes >= static_cast<index_t>(kMinTypedStretchBytes) &&
-             bytes <= INT_MAX && rows <= INT_MAX && groups.size() < kMaxTypedStretches;
-      if (!fits) return;
-      MPI_Datatype rows_type = MPI_DATATYPE_NULL;
-      check_mpi(MPI_Type_create_hvector(static_cast<int>(rows), static_cast<int>(bytes),
-                                        static_cast<MPI_Aint>(row_stride * es), MPI_BYTE, &rows_type),
-                "MPI_Type_create_hvector");
-      groups.push_back(rows_type);
-      ones.push_back(1);
-      displacements.push_back(static_cast<MPI_Aint>(offset * es));
-    });
+    schedule_->for_each_stretch_group(
+        b, [&](index_t offset, index_t count, index_t stride, index_t rows, index_t row_stride) {
+          const index_t bytes = count * es;
+          fits = fits && (stride == 1 || count == 1) && bytes >= static_cast<index_t>(kMinTypedStretchBytes) &&
+                 bytes <= INT_MAX && rows <= INT_MAX && groups.size() < kMaxTypedStretches;
+          if (!fits) return;
+          MPI_Datatype rows_type = MPI_DATATYPE_NULL;
+          check_mpi(MPI_Type_create_hvector(static_cast<int>(rows), static_cast<int>(bytes),
+                                            static_cast<MPI_Aint>(row_stride * es), MPI_BYTE, &rows_type),
+                    "MPI_Type_create_hvector");
+          groups.push_back(rows_type);
+          ones.push_back(1);
+          displacements.push_back(static_cast<MPI_Aint>(offset * es));
+        });
   MPI_Datatype type = MPI_DATATYPE_NULL;
   if (fits && !groups.empty()) {
     check_mpi(MPI_Type_create_struct(static_cast<int>(groups.size()), ones.data(), displacements.data(), groups.data(),
@@ -325,7 +357,8 @@ Mover::Mover(Mover&& o) noexcept
       stats_(o.stats_) {}
 
 void Mover::start(const void* src, void* dst) {
-  if (in_flight_) fail_argument("Mover::start", "mover", "in flight", "must be completed with wait() before it starts again");
+  if (in_flight_)
+    fail_argument("Mover::start", "mover", "in flight", "must be completed with wait() before it starts again");
   src_ = static_cast<const std::byte*>(src);
   dst_ = static_cast<std::byte*>(dst);
   const Schedule& s = *schedule_;
@@ -338,7 +371,7 @@ void Mover::start(const void* src, void* dst) {
       continue;
     }
     void* into = c.in_place ? static_cast<void*>(dst_ + s.contiguous_offset(s.receives[c.peer_index].blocks[0]) *
-                                                          static_cast<index_t>(element_size_))
+                                                            static_cast<index_t>(element_size_))
                             : static_cast<void*>(c.buffer.data());
     const auto [count, type] = message_shape(c.bytes, unit_);
     check_mpi(MPI_Irecv(into, count, type, c.peer, tag_, comm_->raw(), &receive_requests_[i]), "MPI_Irecv");
@@ -385,15 +418,17 @@ void Mover::start(const void* src, void* dst) {
 void Mover::unpack(const Channel& c) {
   if (c.in_place || c.type != MPI_DATATYPE_NULL) return;  // already where it belongs
   const auto& blocks = schedule_->receives[c.peer_index].blocks;
-  unpack_blocks(*schedule_, blocks.data(), blocks.data() + blocks.size(), dst_, c.buffer.data(), element_size_, combine_);
+  unpack_blocks(*schedule_, blocks.data(), blocks.data() + blocks.size(), dst_, c.buffer.data(), element_size_,
+                combine_);
 }
 
 void Mover::finish_receives(bool blocking) {
   while (receives_left_ > 0) {
     int index = MPI_UNDEFINED, flag = 0;
     if (blocking) {
-      check_mpi(MPI_Waitany(static_cast<int>(receive_requests_.size()), receive_requests_.data(), &index, MPI_STATUS_IGNORE),
-                "MPI_Waitany");
+      check_mpi(
+          MPI_Waitany(static_cast<int>(receive_requests_.size()), receive_requests_.data(), &index, MPI_STATUS_IGNORE),
+          "MPI_Waitany");
     } else {
       check_mpi(MPI_Testany(static_cast<int>(receive_requests_.size()), receive_requests_.data(), &index, &flag,
                             MPI_STATUS_IGNORE),
@@ -413,7 +448,8 @@ void Mover::finish_receives(bool blocking) {
 void Mover::wait() {
   if (!in_flight_) return;
   finish_receives(true);
-  check_mpi(MPI_Waitall(static_cast<int>(send_requests_.size()), send_requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  check_mpi(MPI_Waitall(static_cast<int>(send_requests_.size()), send_requests_.data(), MPI_STATUSES_IGNORE),
+            "MPI_Waitall");
   in_flight_ = false;
   ++stats_.executions;
 }

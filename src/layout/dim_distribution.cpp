@@ -12,16 +12,15 @@ namespace tessera {
 
 // Owner table of an irregular dimension, with everything derived from it precomputed once.
 struct DimDistribution::IrregularTable {
-  std::vector<int> owner;            // owner[i - lo]
-  std::vector<index_t> local;        // local[i - lo]: position among the owner's indices
-  std::vector<index_t> first_of;     // CSR over coordinates: indices of coordinate c are
-  std::vector<index_t> by_coord;     //   by_coord[first_of[c] .. first_of[c+1]), ascending
-  std::vector<index_t> run_start;    // maximal runs of one owner: start index (ascending) ...
-  std::vector<int> run_owner;        //   ... and owner; a run ends where the next starts (or at hi)
+  std::vector<int> owner;          // owner[i - lo]
+  std::vector<index_t> local;      // local[i - lo]: position among the owner's indices
+  std::vector<index_t> first_of;   // CSR over coordinates: indices of coordinate c are
+  std::vector<index_t> by_coord;   //   by_coord[first_of[c] .. first_of[c+1]), ascending
+  std::vector<index_t> run_start;  // maximal runs of one owner: start index (ascending) ...
+  std::vector<int> run_owner;      //   ... and owner; a run ends where the next starts (or at hi)
 };
 
 namespace {
-
 
 /// The coordinate owning item k of n items dealt in balanced blocks over g coordinates.
 int balanced_owner(index_t k, index_t n, int g) noexcept {
@@ -43,17 +42,21 @@ bool is_interval_kind(DimKind k) noexcept {
          k == DimKind::collapsed;
 }
 
-void check_boundaries(const std::vector<index_t>& b, index_t lo, index_t hi, int g, index_t lb, std::string_view where) {
+void check_boundaries(const std::vector<index_t>& b, index_t lo, index_t hi, int g, index_t lb,
+                      std::string_view where) {
   if (b.size() != static_cast<std::size_t>(g) + 1)
     fail_argument(where, "cut boundaries", b.size(),
                   detail::concat("entries given; a grid axis of extent ", g, " needs ", g + 1, " (lo first, hi last)"));
-  if (b.front() != lo) fail_argument(where, "cut boundaries[0]", b.front(), detail::concat("must equal the low bound ", lo));
-  if (b.back() != hi) fail_argument(where, detail::concat("cut boundaries[", g, "]"), b.back(),
-                                    detail::concat("must equal the high bound ", hi));
+  if (b.front() != lo)
+    fail_argument(where, "cut boundaries[0]", b.front(), detail::concat("must equal the low bound ", lo));
+  if (b.back() != hi)
+    fail_argument(where, detail::concat("cut boundaries[", g, "]"), b.back(),
+                  detail::concat("must equal the high bound ", hi));
   for (std::size_t c = 1; c < b.size(); ++c) {
     if (b[c] < b[c - 1])
-      fail_argument(where, detail::concat("cut boundaries[", c, "]"), b[c],
-                    detail::concat("is less than boundaries[", c - 1, "] = ", b[c - 1], ": boundaries must not decrease"));
+      fail_argument(
+          where, detail::concat("cut boundaries[", c, "]"), b[c],
+          detail::concat("is less than boundaries[", c - 1, "] = ", b[c - 1], ": boundaries must not decrease"));
     if (b[c] != hi && (b[c] - lo) % lb != 0)
       fail_argument(where, detail::concat("cut boundaries[", c, "]"), b[c],
                     detail::concat("is not on the logical block: (boundary - lo) must be a multiple of ", lb));
@@ -62,8 +65,9 @@ void check_boundaries(const std::vector<index_t>& b, index_t lo, index_t hi, int
 
 }  // namespace
 
-std::vector<index_t> DimDistribution::boundaries_from_weights(const std::vector<double>& weights, index_t lo, index_t hi,
-                                                               index_t logical_block, std::string_view where) {
+std::vector<index_t> DimDistribution::boundaries_from_weights(const std::vector<double>& weights, index_t lo,
+                                                              index_t hi, index_t logical_block,
+                                                              std::string_view where) {
   const int g = static_cast<int>(weights.size());
   if (weights.empty()) fail_argument(where, "weights", "(none)", "must hold one weight per grid coordinate");
   long double total = 0;
@@ -106,7 +110,8 @@ DimDistribution DimDistribution::bind(const DimSpec& spec, index_t lo, index_t h
     case DimKind::block: {
       const index_t blocks = ceil_div(n, lb);
       auto b = std::make_shared<std::vector<index_t>>(static_cast<std::size_t>(g) + 1);
-      for (int c = 0; c <= g; ++c) (*b)[static_cast<std::size_t>(c)] = std::min(hi, lo + balanced_start(c, blocks, g) * lb);
+      for (int c = 0; c <= g; ++c)
+        (*b)[static_cast<std::size_t>(c)] = std::min(hi, lo + balanced_start(c, blocks, g) * lb);
       d.bounds_ = std::move(b);
       break;
     }
@@ -116,8 +121,10 @@ DimDistribution DimDistribution::bind(const DimSpec& spec, index_t lo, index_t h
       break;
     case DimKind::cut_weights:
       if (spec.weights.size() != static_cast<std::size_t>(g))
-        fail_argument(where, "weights", spec.weights.size(), detail::concat("entries given; the grid axis has extent ", g));
-      d.bounds_ = std::make_shared<const std::vector<index_t>>(boundaries_from_weights(spec.weights, lo, hi, lb, where));
+        fail_argument(where, "weights", spec.weights.size(),
+                      detail::concat("entries given; the grid axis has extent ", g));
+      d.bounds_ =
+          std::make_shared<const std::vector<index_t>>(boundaries_from_weights(spec.weights, lo, hi, lb, where));
       break;
     case DimKind::general:
       fail_argument(where, "spec", "general",
@@ -131,7 +138,8 @@ DimDistribution DimDistribution::bind(const DimSpec& spec, index_t lo, index_t h
       d.block_size_ = spec.kind == DimKind::cyclic ? lb : spec.block_size;
       if (d.block_size_ < 1) fail_argument(where, "block size", d.block_size_, "must be >= 1");
       if (d.block_size_ % lb != 0)
-        fail_argument(where, "block size", d.block_size_, detail::concat("must be a multiple of the logical block ", lb));
+        fail_argument(where, "block size", d.block_size_,
+                      detail::concat("must be a multiple of the logical block ", lb));
       if (spec.source < 0 || spec.source >= g)
         fail_argument(where, "source", spec.source, detail::concat("must be a coordinate in [0, ", g, ")"));
       d.source_ = spec.source;
@@ -139,7 +147,8 @@ DimDistribution DimDistribution::bind(const DimSpec& spec, index_t lo, index_t h
     }
     case DimKind::irregular: {
       if (spec.owners.size() != static_cast<std::size_t>(n))
-        fail_argument(where, "owner table", spec.owners.size(), detail::concat("entries given; the dimension has ", n, " indices"));
+        fail_argument(where, "owner table", spec.owners.size(),
+                      detail::concat("entries given; the dimension has ", n, " indices"));
       auto t = std::make_shared<IrregularTable>();
       t->owner = spec.owners;
       t->local.resize(t->owner.size());
@@ -147,7 +156,8 @@ DimDistribution DimDistribution::bind(const DimSpec& spec, index_t lo, index_t h
       for (std::size_t i = 0; i < t->owner.size(); ++i) {
         const int c = t->owner[i];
         if (c < 0 || c >= g)
-          fail_argument(where, detail::concat("owner table[", i, "]"), c, detail::concat("is not a coordinate in [0, ", g, ")"));
+          fail_argument(where, detail::concat("owner table[", i, "]"), c,
+                        detail::concat("is not a coordinate in [0, ", g, ")"));
         t->local[i] = t->first_of[static_cast<std::size_t>(c) + 1]++;
         if (i == 0 || t->owner[i - 1] != c) {
           t->run_start.push_back(lo + static_cast<index_t>(i));
@@ -170,7 +180,8 @@ DimDistribution DimDistribution::bind(const DimSpec& spec, index_t lo, index_t h
 
 DimDistribution DimDistribution::bind_cut(DimKind printed_as, std::vector<index_t> boundaries, index_t logical_block,
                                           std::string_view where) {
-  if (boundaries.size() < 2) fail_argument(where, "cut boundaries", boundaries.size(), "entries given; need at least 2");
+  if (boundaries.size() < 2)
+    fail_argument(where, "cut boundaries", boundaries.size(), "entries given; need at least 2");
   if (logical_block < 1) fail_argument(where, "logical block", logical_block, "must be >= 1");
   const int g = static_cast<int>(boundaries.size()) - 1;
   check_boundaries(boundaries, boundaries.front(), boundaries.back(), g, logical_block, where);
@@ -237,7 +248,8 @@ index_t DimDistribution::local_offset(index_t i) const noexcept {
 
 index_t DimDistribution::global_index(int c, index_t offset) const noexcept {
   if (bounds_) return (*bounds_)[static_cast<std::size_t>(c)] + offset;
-  if (irregular_) return irregular_->by_coord[static_cast<std::size_t>(irregular_->first_of[static_cast<std::size_t>(c)] + offset)];
+  if (irregular_)
+    return irregular_->by_coord[static_cast<std::size_t>(irregular_->first_of[static_cast<std::size_t>(c)] + offset)];
   const index_t mydist = (c - source_ + g_) % g_;
   const index_t k = (offset / block_size_) * g_ + mydist;
   return lo_ + k * block_size_ + offset % block_size_;
@@ -245,21 +257,25 @@ index_t DimDistribution::global_index(int c, index_t offset) const noexcept {
 
 index_t DimDistribution::local_count(int c) const noexcept {
   if (bounds_) return (*bounds_)[static_cast<std::size_t>(c) + 1] - (*bounds_)[static_cast<std::size_t>(c)];
-  if (irregular_) return irregular_->first_of[static_cast<std::size_t>(c) + 1] - irregular_->first_of[static_cast<std::size_t>(c)];
+  if (irregular_)
+    return irregular_->first_of[static_cast<std::size_t>(c) + 1] - irregular_->first_of[static_cast<std::size_t>(c)];
   // ScaLAPACK's numroc.
   const index_t n = hi_ - lo_, b = block_size_, full_blocks = n / b;
   const index_t mydist = (c - source_ + g_) % g_;
   index_t count = (full_blocks / g_) * b;
   const index_t extra = full_blocks % g_;
-  if (mydist < extra) count += b;
-  else if (mydist == extra) count += n % b;
+  if (mydist < extra)
+    count += b;
+  else if (mydist == extra)
+    count += n % b;
   return count;
 }
 
 SectionList1 DimDistribution::owned(int c) const {
   SectionList1 out;
   if (bounds_) {
-    const auto s = Section1::interval((*bounds_)[static_cast<std::size_t>(c)], (*bounds_)[static_cast<std::size_t>(c) + 1]);
+    const auto s =
+        Section1::interval((*bounds_)[static_cast<std::size_t>(c)], (*bounds_)[static_cast<std::size_t>(c) + 1]);
     if (!s.empty()) out.push_back(s);
     return out;
   }
@@ -290,14 +306,16 @@ void DimDistribution::pieces(index_t a, index_t b, std::vector<DimPiece>& out) c
   if (bounds_) {
     const auto& bd = *bounds_;
     for (int c = owner(a); c < g_ && bd[static_cast<std::size_t>(c)] < b; ++c) {
-      const auto s = Section1::interval(std::max(a, bd[static_cast<std::size_t>(c)]), std::min(b, bd[static_cast<std::size_t>(c) + 1]));
+      const auto s = Section1::interval(std::max(a, bd[static_cast<std::size_t>(c)]),
+                                        std::min(b, bd[static_cast<std::size_t>(c) + 1]));
       if (!s.empty()) out.push_back({s, c});
     }
     return;
   }
   if (irregular_) {
     const auto& t = *irregular_;
-    auto r = static_cast<std::size_t>(std::upper_bound(t.run_start.begin(), t.run_start.end(), a) - t.run_start.begin()) - 1;
+    auto r =
+        static_cast<std::size_t>(std::upper_bound(t.run_start.begin(), t.run_start.end(), a) - t.run_start.begin()) - 1;
     for (; r < t.run_start.size() && t.run_start[r] < b; ++r) {
       const index_t end = r + 1 < t.run_start.size() ? t.run_start[r + 1] : hi_;
       out.push_back({Section1::interval(std::max(a, t.run_start[r]), std::min(b, end)), t.run_owner[r]});
@@ -354,7 +372,8 @@ std::size_t DimDistribution::metadata_bytes() const noexcept {
   if (irregular_) {
     const auto& t = *irregular_;
     bytes += t.owner.size() * sizeof(int) + t.local.size() * sizeof(index_t) + t.first_of.size() * sizeof(index_t) +
-             t.by_coord.size() * sizeof(index_t) + t.run_start.size() * sizeof(index_t) + t.run_owner.size() * sizeof(int);
+             t.by_coord.size() * sizeof(index_t) + t.run_start.size() * sizeof(index_t) +
+             t.run_owner.size() * sizeof(int);
   }
   return bytes;
 }
@@ -369,8 +388,12 @@ bool operator==(const DimDistribution& a, const DimDistribution& b) noexcept {
 
 std::ostream& operator<<(std::ostream& out, const DimDistribution& d) {
   switch (d.kind_) {
-    case DimKind::block: out << "block"; break;
-    case DimKind::collapsed: out << "collapsed"; break;
+    case DimKind::block:
+      out << "block";
+      break;
+    case DimKind::collapsed:
+      out << "collapsed";
+      break;
     case DimKind::cut:
     case DimKind::cut_weights:
     case DimKind::general: {
@@ -382,13 +405,17 @@ std::ostream& operator<<(std::ostream& out, const DimDistribution& d) {
       out << ')';
       break;
     }
-    case DimKind::cyclic: out << "cyclic"; break;
+    case DimKind::cyclic:
+      out << "cyclic";
+      break;
     case DimKind::block_cyclic:
       out << "block_cyclic(" << d.block_size_;
       if (d.source_ != 0) out << ",src=" << d.source_;
       out << ')';
       break;
-    case DimKind::irregular: out << "irregular(n=" << d.hi_ - d.lo_ << ')'; break;
+    case DimKind::irregular:
+      out << "irregular(n=" << d.hi_ - d.lo_ << ')';
+      break;
   }
   if (d.logical_block_ != 1) out << "(lb=" << d.logical_block_ << ')';
   return out;

@@ -71,13 +71,13 @@ class Mover {
   [[nodiscard]] int tag() const noexcept { return tag_; }
 
  private:
-  struct Channel {       // one peer, one direction
+  struct Channel {  // one peer, one direction
     int peer = 0;
     std::size_t bytes = 0;
-    bool in_place = false;          // contiguous: sent from / received into the array directly
+    bool in_place = false;                  // contiguous: sent from / received into the array directly
     MPI_Datatype type = MPI_DATATYPE_NULL;  // a few long contiguous stretches: MPI walks them itself
-    std::size_t peer_index = 0;     // index into schedule sends/receives
-    std::vector<std::byte> buffer;  // packed data otherwise (padded to the message unit)
+    std::size_t peer_index = 0;             // index into schedule sends/receives
+    std::vector<std::byte> buffer;          // packed data otherwise (padded to the message unit)
   };
 
   MPI_Datatype stretches_type(const std::vector<Block>& blocks) const;
@@ -92,7 +92,7 @@ class Mover {
   int tag_;
   MPI_Datatype unit_ = MPI_DATATYPE_NULL;  // 64-byte unit for messages over INT_MAX bytes
   std::vector<Channel> sends_, receives_;
-  std::vector<std::byte> staging_;          // local copies: all read, then all written
+  std::vector<std::byte> staging_;  // local copies: all read, then all written
   std::vector<MPI_Request> send_requests_, receive_requests_;
   std::vector<char> unpacked_;
   std::size_t receives_left_ = 0;

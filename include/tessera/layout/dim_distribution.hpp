@@ -47,8 +47,8 @@ class DimDistribution {
   /// `general` (only `Distribution::from_rank_weights` binds it, through `bind_cut`).
   [[nodiscard]] static DimDistribution bind(const DimSpec& spec, index_t lo, index_t hi, int g, std::string_view where);
   /// A cut from explicit boundaries, the way `general` dimensions are bound for one slab.
-  [[nodiscard]] static DimDistribution bind_cut(DimKind printed_as, std::vector<index_t> boundaries, index_t logical_block,
-                                                std::string_view where);
+  [[nodiscard]] static DimDistribution bind_cut(DimKind printed_as, std::vector<index_t> boundaries,
+                                                index_t logical_block, std::string_view where);
 
   /// Boundaries (g+1 of them, lo first, hi last) that split `[lo, hi)` in proportion to `weights`,
   /// on multiples of `logical_block` from lo. Validates the weights as `bind` does.
@@ -108,10 +108,10 @@ class DimDistribution {
   index_t lo_ = 0, hi_ = 0;
   int g_ = 1;
   index_t logical_block_ = 1;
-  index_t block_size_ = 1;  // cyclic kinds
-  int source_ = 0;          // cyclic kinds
-  std::shared_ptr<const std::vector<index_t>> bounds_;      // interval kinds: g+1 boundaries
-  std::shared_ptr<const IrregularTable> irregular_;          // irregular only
+  index_t block_size_ = 1;                              // cyclic kinds
+  int source_ = 0;                                      // cyclic kinds
+  std::shared_ptr<const std::vector<index_t>> bounds_;  // interval kinds: g+1 boundaries
+  std::shared_ptr<const IrregularTable> irregular_;     // irregular only
   std::uint64_t hash_ = 0;
 };
 

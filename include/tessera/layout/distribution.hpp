@@ -169,7 +169,8 @@ class Distribution {
     const auto pos = state_->grid.position_of(rank);
     if (!pos) return Point<N>{};
     Point<N> e{};
-    for (std::size_t d = 0; d < N; ++d) e[d] = state_->dims[d][slab_of(d, *pos)].local_count(static_cast<int>((*pos)[d]));
+    for (std::size_t d = 0; d < N; ++d)
+      e[d] = state_->dims[d][slab_of(d, *pos)].local_count(static_cast<int>((*pos)[d]));
     return e;
   }
 
@@ -231,9 +232,7 @@ class Distribution {
   /// The (section, rank) pieces that cover `box ∩ domain()`, each inside one owned box (one
   /// storage patch) of its rank: for a dimensional distribution in O(pieces + N log g), visiting
   /// only the grid coordinates that own part of the box.
-  [[nodiscard]] std::vector<DistPiece<N>> pieces(const Box<N>& box) const {
-    return pieces(Section<N>::from_box(box));
-  }
+  [[nodiscard]] std::vector<DistPiece<N>> pieces(const Box<N>& box) const { return pieces(Section<N>::from_box(box)); }
 
   /// The pieces that cover the points of section `s` inside the domain.
   [[nodiscard]] std::vector<DistPiece<N>> pieces(const Section<N>& s) const {
@@ -358,11 +357,13 @@ class Distribution {
         std::vector<double> w(static_cast<std::size_t>(g), 0.0);
         for (int l = 0; l < grid.size(); ++l) {
           const Point<N> pos = grid.position_at_logical(l);
-          if (slab_key(grid, order, k, pos) == slab) w[static_cast<std::size_t>(pos[d])] += (*rank_weights)[static_cast<std::size_t>(l)];
+          if (slab_key(grid, order, k, pos) == slab)
+            w[static_cast<std::size_t>(pos[d])] += (*rank_weights)[static_cast<std::size_t>(l)];
         }
         auto bounds = DimDistribution::boundaries_from_weights(w, domain.lo[d], domain.hi[d], specs[d].logical_block,
                                                                detail::concat(dim_where, " slab ", slab));
-        s->dims[d].push_back(DimDistribution::bind_cut(DimKind::general, std::move(bounds), specs[d].logical_block, dim_where));
+        s->dims[d].push_back(
+            DimDistribution::bind_cut(DimKind::general, std::move(bounds), specs[d].logical_block, dim_where));
       }
     }
     std::uint64_t h = hash_combine(hash_value(domain), grid.hash());

@@ -18,11 +18,16 @@ enum class CombineOp : std::uint8_t { replace, add, multiply, min, max };
 
 [[nodiscard]] constexpr const char* to_string(CombineOp op) noexcept {
   switch (op) {
-    case CombineOp::replace: return "replace";
-    case CombineOp::add: return "add";
-    case CombineOp::multiply: return "multiply";
-    case CombineOp::min: return "min";
-    case CombineOp::max: return "max";
+    case CombineOp::replace:
+      return "replace";
+    case CombineOp::add:
+      return "add";
+    case CombineOp::multiply:
+      return "multiply";
+    case CombineOp::min:
+      return "min";
+    case CombineOp::max:
+      return "max";
   }
   return "unknown";
 }
@@ -39,10 +44,14 @@ void combine_elements(void* dst, const void* src, index_t count) {
     T a, b;
     std::memcpy(&a, d, sizeof(T));
     std::memcpy(&b, s, sizeof(T));
-    if constexpr (Op == CombineOp::add) a = a + b;
-    else if constexpr (Op == CombineOp::multiply) a = a * b;
-    else if constexpr (Op == CombineOp::min) a = std::min(a, b);
-    else a = std::max(a, b);
+    if constexpr (Op == CombineOp::add)
+      a = a + b;
+    else if constexpr (Op == CombineOp::multiply)
+      a = a * b;
+    else if constexpr (Op == CombineOp::min)
+      a = std::min(a, b);
+    else
+      a = std::max(a, b);
     std::memcpy(d, &a, sizeof(T));
   }
 }
@@ -53,7 +62,10 @@ void combine_elements(void* dst, const void* src, index_t count) {
 template <class T>
 [[nodiscard]] CombineFn combine_function(CombineOp op) {
   if (op == CombineOp::replace) return nullptr;
-  constexpr bool additive = requires(T a, T b) { a = a + b; a = a * b; };
+  constexpr bool additive = requires(T a, T b) {
+    a = a + b;
+    a = a * b;
+  };
   // Not `std::min(a, b)`: std::min is unconstrained, so asking about it is a hard error for a type
   // without operator<, where we want `false`.
   constexpr bool ordered = requires(T a, T b) { a < b; };

@@ -121,9 +121,11 @@ template <std::size_t N>
     if (c.src_rank != rank && c.dst_rank != rank) continue;
     Block from, to;
     if (c.src_rank == rank)
-      from = detail::make_block(src, detail::resolve_patch(src, c.src_patch, c.src, i, "source", rank), c.src, src_order, s.runs);
+      from = detail::make_block(src, detail::resolve_patch(src, c.src_patch, c.src, i, "source", rank), c.src,
+                                src_order, s.runs);
     if (c.dst_rank == rank)
-      to = detail::make_block(dst, detail::resolve_patch(dst, c.dst_patch, c.dst, i, "destination", rank), c.dst, dst_order, s.runs);
+      to = detail::make_block(dst, detail::resolve_patch(dst, c.dst_patch, c.dst, i, "destination", rank), c.dst,
+                              dst_order, s.runs);
     if (c.src_rank == rank && c.dst_rank == rank) {
       s.local_src.push_back(from);
       s.local_dst.push_back(to);
@@ -164,8 +166,8 @@ void validate_plan(const MotionPlan<N>& plan, const Distribution<N>& src, const 
     const Copy<N>& c = copies[i];
     (void)detail::resolve_patch(layout_of(src_layouts, src, src_ghosts, c.src_rank, i, "source"), c.src_patch, c.src, i,
                                 "source", c.src_rank);
-    (void)detail::resolve_patch(layout_of(dst_layouts, dst, dst_ghosts, c.dst_rank, i, "destination"), c.dst_patch, c.dst,
-                                i, "destination", c.dst_rank);
+    (void)detail::resolve_patch(layout_of(dst_layouts, dst, dst_ghosts, c.dst_rank, i, "destination"), c.dst_patch,
+                                c.dst, i, "destination", c.dst_rank);
   }
 }
 

@@ -25,10 +25,10 @@ namespace tessera {
 
 template <std::size_t N>
 struct GhostSpec {
-  Point<N> lower{};          ///< ghost width below the owned box along each dimension
-  Point<N> upper{};          ///< ghost width above it
-  bool corners = true;       ///< fill edges and corners too (needed by 9- and 27-point stencils)
-  Periodicity<N> periodic{}; ///< which dimensions wrap around
+  Point<N> lower{};           ///< ghost width below the owned box along each dimension
+  Point<N> upper{};           ///< ghost width above it
+  bool corners = true;        ///< fill edges and corners too (needed by 9- and 27-point stencils)
+  Periodicity<N> periodic{};  ///< which dimensions wrap around
 
   /// Widths per side; throws `Error(invalid_argument)` for a negative width.
   [[nodiscard]] static GhostSpec sides(const Point<N>& lower, const Point<N>& upper) {

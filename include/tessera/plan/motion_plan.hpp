@@ -143,7 +143,8 @@ class MotionPlan {
 
   friend std::ostream& operator<<(std::ostream& out, const MotionPlan& plan) {
     out << "MotionPlan(" << plan.copies_.size() << " copies, " << to_string(plan.op_) << ")";
-    for (const auto& c : plan.copies_) out << "\n  " << c.src_rank << ':' << c.src << " -> " << c.dst_rank << ':' << c.dst;
+    for (const auto& c : plan.copies_)
+      out << "\n  " << c.src_rank << ':' << c.src << " -> " << c.dst_rank << ':' << c.dst;
     return out;
   }
 

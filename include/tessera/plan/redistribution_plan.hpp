@@ -82,15 +82,17 @@ template <std::size_t N>
                                               const typename MotionPlan<N>::Permutation& perm, int rank) {
   MotionPlan<N> plan(perm);
   if (!contains(src.domain(), src_box))
-    fail(ErrorCode::out_of_range, "section move: source box ", src_box, " is not inside the source domain ", src.domain());
+    fail(ErrorCode::out_of_range, "section move: source box ", src_box, " is not inside the source domain ",
+         src.domain());
   if (!contains(dst.domain(), dst_box))
     fail(ErrorCode::out_of_range, "section move: destination box ", dst_box, " is not inside the destination domain ",
          dst.domain());
   for (std::size_t d = 0; d < N; ++d)
     if (extent(dst_box, d) != extent(src_box, static_cast<std::size_t>(perm[d])))
-      fail_argument("section move", "dst_box", dst_box,
-                    detail::concat("has extent ", extent(dst_box, d), " along axis ", d, " but the source box ", src_box,
-                                   " has ", extent(src_box, static_cast<std::size_t>(perm[d])), " along axis ", perm[d]));
+      fail_argument(
+          "section move", "dst_box", dst_box,
+          detail::concat("has extent ", extent(dst_box, d), " along axis ", d, " but the source box ", src_box, " has ",
+                         extent(src_box, static_cast<std::size_t>(perm[d])), " along axis ", perm[d]));
   const detail::SectionMap<N> map{src_box, dst_box, perm};
   // What I receive: my destination sections within dst_box, from the owners of their preimages.
   for (const auto& s_b : dst.owned_sections(rank)) {

@@ -24,16 +24,16 @@ namespace tessera {
 inline constexpr std::size_t kMaxAxes = 4;
 
 struct BlockAxis {
-  index_t stride = 0;        ///< elements between consecutive local indices along this axis
-  std::uint32_t begin = 0;   ///< this axis' runs are Schedule::runs[begin, end)
+  index_t stride = 0;       ///< elements between consecutive local indices along this axis
+  std::uint32_t begin = 0;  ///< this axis' runs are Schedule::runs[begin, end)
   std::uint32_t end = 0;
 };
 
 struct Block {
-  index_t base = 0;     ///< element offset of local index 0 on every axis
+  index_t base = 0;  ///< element offset of local index 0 on every axis
   std::uint32_t axes = 0;
   std::array<BlockAxis, kMaxAxes> axis{};
-  index_t volume = 0;   ///< elements in the block
+  index_t volume = 0;  ///< elements in the block
 };
 
 /// The blocks exchanged with one peer, in the order both sides agree on.
@@ -45,12 +45,12 @@ struct PeerBlocks {
 
 class Schedule {
  public:
-  std::vector<PeerBlocks> sends;      ///< ascending peer
-  std::vector<PeerBlocks> receives;   ///< ascending peer
-  std::vector<Block> local_src;       ///< local copy k reads local_src[k] ...
-  std::vector<Block> local_dst;       ///< ... and writes local_dst[k]
-  std::vector<Section1> runs;         ///< the runs every block's axes refer to
-  bool local_disjoint = false;        ///< local copies never overlap, even within one array
+  std::vector<PeerBlocks> sends;     ///< ascending peer
+  std::vector<PeerBlocks> receives;  ///< ascending peer
+  std::vector<Block> local_src;      ///< local copy k reads local_src[k] ...
+  std::vector<Block> local_dst;      ///< ... and writes local_dst[k]
+  std::vector<Section1> runs;        ///< the runs every block's axes refer to
+  bool local_disjoint = false;       ///< local copies never overlap, even within one array
 
   /// Calls `visit(offset, count, stride)` for each stretch of `count` elements starting at element
   /// `offset` and `stride` elements apart (stride 1: contiguous), in the block's enumeration order.

@@ -37,8 +37,8 @@ template <std::size_t N>
 [[nodiscard]] std::shared_ptr<const Schedule> halo_schedule(const Distribution<N>& dist, const GhostSpec<N>& g,
                                                             int rank, ScheduleCache* cache = nullptr,
                                                             bool reverse = false, CombineOp op = CombineOp::add) {
-  std::uint64_t key = hash_combine(static_cast<std::uint64_t>(reverse ? detail::MoveKind::reverse_halo : detail::MoveKind::halo),
-                                   dist.hash());
+  std::uint64_t key = hash_combine(
+      static_cast<std::uint64_t>(reverse ? detail::MoveKind::reverse_halo : detail::MoveKind::halo), dist.hash());
   key = hash_combine(hash_combine(key, g.hash()), static_cast<std::uint64_t>(rank));
   if (reverse) key = hash_combine(key, static_cast<std::uint64_t>(op));
   return detail::cached(cache, key, {dist.hash()}, [&] {

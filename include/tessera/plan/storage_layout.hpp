@@ -31,10 +31,10 @@ namespace tessera {
 
 /// How one axis of a patch maps global indices to local ones.
 struct AxisMap {
-  index_t first = 0;     ///< interval axes: the first owned global index
-  index_t count = 0;     ///< owned indices along the axis
-  index_t ghost_lo = 0;  ///< ghost layers below (interval axes only)
-  index_t ghost_hi = 0;  ///< ghost layers above
+  index_t first = 0;                         ///< interval axes: the first owned global index
+  index_t count = 0;                         ///< owned indices along the axis
+  index_t ghost_lo = 0;                      ///< ghost layers below (interval axes only)
+  index_t ghost_hi = 0;                      ///< ghost layers above
   std::optional<DimDistribution> compacted;  ///< set for compacted axes: the axis' distribution...
   int coord = 0;                             ///< ...and the grid coordinate this patch holds
 
@@ -62,9 +62,9 @@ struct AxisMap {
 template <std::size_t N>
 struct PatchLayout {
   std::array<AxisMap, N> axes{};
-  index_t offset = 0;   ///< elements from the start of the rank's buffer
-  Point<N> strides{};   ///< row-major strides of the patch, in elements
-  index_t size = 0;     ///< elements, ghosts included
+  index_t offset = 0;  ///< elements from the start of the rank's buffer
+  Point<N> strides{};  ///< row-major strides of the patch, in elements
+  index_t size = 0;    ///< elements, ghosts included
 
   /// Local extents, ghosts included.
   [[nodiscard]] Point<N> extents() const noexcept {
