@@ -1,0 +1,170 @@
+// ZPL's sample sort (Deitz, Chamberlain, Snyder, "Abstractions for dynamic data distribution",
+// section 4.3): keys in a block-distributed 1-D array are sorted locally, sampled, split into one
+// bucket per rank by splitters chosen from the samples, moved by an index-array scatter into an
+// array over a `cut` distribution whose boundaries are the bucket boundaries, sorted locally, and
+// finally rebalanced back to `block` by redistributing the domain. Checked against std::sort on
+// rank 0. See README.md here.
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <vector>
+
+#include "tessera/tessera.hpp"
+
+namespace {
+
+using tessera::Box;
+using tessera::index_t;
+using tessera::Point;
+using Key = std::int64_t;
+
+/// Key i of the input: splitmix64 of (seed, i), reduced to [0, range). A function of the global
+/// index, so every rank makes its own keys and rank 0 can rebuild all of them for its check.
+Key input_key(std::uint64_t seed, index_t i, Key range) {
+  std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (static_cast<std::uint64_t>(i) + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  return static_cast<Key>(z % static_cast<std::uint64_t>(range));
+}
+
+/// A 1-D block distribution of `count` indices over every rank.
+tessera::Distribution<1> block_1d(index_t count, int size) {
+  return {Box<1>({0}, {count}), tessera::ProcGrid<1>::with_shape(size, {size}), {tessera::block()}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  tessera::Environment env(argc, argv);
+  const tessera::Communicator& world = env.world();
+  CLI::App app{"Sample sort as in ZPL: splitters from samples, index-array scatter into a cut distribution"};
+  index_t keys_total = 10007;
+  int samples = 16;
+  Key range = 1000000;
+  std::uint64_t seed = 42;
+  app.add_option("--keys", keys_total, "number of keys")->check(CLI::Range(index_t{1}, index_t{1} << 34));
+  app.add_option("--samples", samples, "samples per rank")->check(CLI::Range(1, 1 << 20));
+  app.add_option("--range", range, "keys are drawn from [0, range); small ranges give many ties")
+      ->check(CLI::Range(Key{1}, std::numeric_limits<Key>::max()));
+  app.add_option("--seed", seed, "seed of the keys");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return world.rank() == 0 ? app.exit(e) : (e.get_exit_code() != 0);
+  }
+  const int rank = world.rank(), size = world.size();
+  const MPI_Comm comm = world.raw();
+
+  // ZPL's R = [1..n] over D = [blk]: the input keys, balanced.
+  tessera::Domain<1> dom(world, block_1d(keys_total, size));
+  tessera::DistArray<Key, 1> keys(dom);
+  keys.for_each_owned([&](const Point<1>& p, Key& k) { k = input_key(seed, p[0], range); });
+
+  const auto start = std::chrono::steady_clock::now();
+  // 1. Local sort: the buckets of this rank's keys become contiguous runs, found by binary search.
+  Key* mine = nullptr;
+  index_t count = 0;
+  if (keys.patch_count() > 0) {
+    const auto v = keys.local();
+    mine = v.data + v.ghost_lo[0];
+    count = v.count[0];
+  }
+  std::sort(mine, mine + count);
+
+  // 2. Samples: `samples` evenly spaced local keys per rank, in an array of samples * size
+  // elements whose block distribution gives each rank exactly its own `samples` slots. A rank
+  // without keys offers the largest key, which only pushes splitters up (never breaks them).
+  tessera::Domain<1> sample_dom(world, block_1d(index_t{samples} * size, size));
+  tessera::DistArray<Key, 1> sample(sample_dom);
+  const index_t sample_lo = sample.patch_count() > 0 ? sample.owned_box().lo[0] : 0;
+  sample.for_each_owned([&](const Point<1>& p, Key& s) {
+    const index_t k = p[0] - sample_lo;
+    s = count > 0 ? mine[(k + 1) * count / (samples + 1)] : std::numeric_limits<Key>::max();
+  });
+  std::vector<Key> all_samples = sample.gather_to_all();
+  std::sort(all_samples.begin(), all_samples.end());
+  // size - 1 splitters, evenly spaced in the sorted samples; bucket b holds keys in
+  // (splitter[b-1], splitter[b]] so equal keys never straddle two buckets.
+  std::vector<Key> splitters;
+  for (int b = 1; b < size; ++b) splitters.push_back(all_samples[static_cast<std::size_t>(b) * samples - 1]);
+
+  // 3. Bucket sizes: local run boundaries, then every bucket's global size (MPI_Allreduce) and
+  // where this rank's run starts inside its bucket (exclusive prefix over ranks, MPI_Exscan).
+  std::vector<index_t> run_start(static_cast<std::size_t>(size) + 1, count);
+  run_start[0] = 0;
+  for (int b = 1; b < size; ++b)
+    run_start[static_cast<std::size_t>(b)] =
+        std::upper_bound(mine, mine + count, splitters[static_cast<std::size_t>(b) - 1]) - mine;
+  std::vector<std::int64_t> run_size(static_cast<std::size_t>(size)), bucket_size(run_size.size()),
+      before_me(run_size.size(), 0);
+  for (std::size_t b = 0; b < run_size.size(); ++b) run_size[b] = run_start[b + 1] - run_start[b];
+  tessera::check_mpi(MPI_Allreduce(run_size.data(), bucket_size.data(), size, MPI_INT64_T, MPI_SUM, comm),
+                     "MPI_Allreduce");
+  tessera::check_mpi(MPI_Exscan(run_size.data(), before_me.data(), size, MPI_INT64_T, MPI_SUM, comm), "MPI_Exscan");
+  if (rank == 0) std::fill(before_me.begin(), before_me.end(), 0);  // MPI_Exscan leaves rank 0's undefined
+  // The cut boundaries are the global ranks of the splitters: bucket b is [cuts[b], cuts[b+1]).
+  std::vector<index_t> cuts(static_cast<std::size_t>(size) + 1, 0);
+  for (std::size_t b = 0; b < bucket_size.size(); ++b) cuts[b + 1] = cuts[b] + bucket_size[b];
+
+  // 4. The index array of ZPL's globalSort: key at local position t of run b goes to
+  // cuts[b] + (keys of bucket b on lower ranks) + (t - run start), a permutation of [0, n).
+  tessera::DistArray<Point<1>, 1> target(dom);
+  if (count > 0) {
+    const index_t lo = keys.owned_box().lo[0];
+    std::size_t b = 0;
+    target.for_each_owned([&](const Point<1>& p, Point<1>& to) {
+      const index_t t = p[0] - lo;
+      while (t >= run_start[b + 1]) ++b;  // runs are in order: walk them alongside
+      to = Point<1>{cuts[b] + before_me[b] + (t - run_start[b])};
+    });
+  }
+  // ZPL's DA <== [cut(cuts)]: a domain over the same indices, each rank owning its bucket.
+  tessera::Domain<1> cut_dom(
+      world, tessera::Distribution<1>(Box<1>({0}, {keys_total}), tessera::ProcGrid<1>::with_shape(size, {size}),
+                                      {tessera::cut(cuts)}));
+  tessera::DistArray<Key, 1> sorted(cut_dom);
+  tessera::scatter(keys, target, sorted);  // sorted(target(i)) = keys(i)
+
+  // 5. Local sort of the bucket (it arrived as `size` sorted runs, one per source rank).
+  index_t my_bucket = 0;
+  if (sorted.patch_count() > 0) {
+    const auto v = sorted.local();
+    std::sort(v.data + v.ghost_lo[0], v.data + v.ghost_lo[0] + v.count[0]);
+    my_bucket = v.count[0];
+  }
+  index_t largest = my_bucket;
+  tessera::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_INT64_T, MPI_MAX, comm), "MPI_Allreduce");
+
+  // 6. ZPL's DA <== D: rebalance back to block; the order is global, so moving indices keeps it.
+  cut_dom.redistribute(block_1d(keys_total, size), tessera::Redistribution::preserve);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  const std::vector<Key> gathered = sorted.gather_to(0);
+  int failed = 0;
+  if (rank == 0) {
+    std::vector<Key> ref(static_cast<std::size_t>(keys_total));
+    for (index_t i = 0; i < keys_total; ++i) ref[static_cast<std::size_t>(i)] = input_key(seed, i, range);
+    std::sort(ref.begin(), ref.end());
+    const bool is_sorted = std::is_sorted(gathered.begin(), gathered.end());
+    std::printf("%d ranks, %lld keys in [0, %lld), %d samples per rank: largest bucket %lld keys (ideal %.1f), "
+                "%.3f s\n",
+                size, static_cast<long long>(keys_total), static_cast<long long>(range), samples,
+                static_cast<long long>(largest), static_cast<double>(keys_total) / size, seconds);
+    // Equal to std::sort of the same keys: sorted and a permutation of the input at once.
+    if (gathered == ref) {
+      std::printf("sample sort matches std::sort of the input\n");
+    } else {
+      std::printf("MISMATCH: result is %s and differs from std::sort of the input\n",
+                  is_sorted ? "sorted" : "not sorted");
+      failed = 1;
+    }
+  }
+  tessera::check_mpi(MPI_Bcast(&failed, 1, MPI_INT, 0, comm), "MPI_Bcast");
+  return failed;
+}
