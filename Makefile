@@ -27,9 +27,13 @@ test: build
 demo: build
 	scripts/mpirun.sh $(RANKS) $(BUILD)/examples/kelp_jacobi
 
-## make bench: benchmarks, written to bench-results/latest.json and a markdown table
-bench: deps build
+## make bench: benchmarks, written to bench-results/latest.json and a markdown table. The anchors'
+## packages (PETSc, Global Arrays, ScaLAPACK, FFTW-MPI) are installed here only, then the build is
+## reconfigured so that the drivers that use them are built.
+bench: deps
 	@scripts/install-deps.sh bench
+	cmake --preset $(PRESET)
+	cmake --build --preset $(PRESET) -j $(JOBS)
 	python3 bench/run_all.py --build $(BUILD) --out bench-results
 
 ## make check-asan: the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer
