@@ -22,7 +22,7 @@ import tempfile
 MICRO_DRIVERS = ["bench_geometry", "bench_layout"]
 # (executable, ranks, extra arguments). Two ranks: one per core here (ANCHORS.md: with more ranks
 # than cores, ranks yield when idle and medians spread 1.5-1.8x over minima).
-MPI_DRIVERS = [("bench_halo", 2, [])]
+MPI_DRIVERS = [("bench_halo", 2, []), ("bench_redistribute", 2, [])]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
