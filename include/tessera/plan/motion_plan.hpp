@@ -119,14 +119,6 @@ class MotionPlan {
     });
   }
 
-  /// Total points moved by copies whose destination is `rank` (all copies if rank < 0).
-  [[nodiscard]] index_t volume_to(int rank = -1) const {
-    index_t v = 0;
-    for (const auto& c : copies_)
-      if (rank < 0 || c.dst_rank == rank) v += volume(c.dst);
-    return v;
-  }
-
   [[nodiscard]] std::uint64_t hash() const noexcept {
     std::uint64_t h = hash_combine(0x9a1aULL, static_cast<std::uint64_t>(op_));
     for (int p : perm_) h = hash_combine(h, static_cast<std::uint64_t>(p));

@@ -153,18 +153,6 @@ class StorageLayout {
   /// Elements in the rank's buffer, ghosts included.
   [[nodiscard]] index_t size() const noexcept { return size_; }
 
-  /// The patch that owns point p, or -1.
-  [[nodiscard]] int patch_owning(const Point<N>& p) const {
-    for (std::size_t i = 0; i < patches_.size(); ++i) {
-      bool inside = true;
-      for (std::size_t d = 0; d < N && inside; ++d) {
-        const AxisMap& a = patches_[i].axes[d];
-        inside = a.owns(Section1::interval(p[d], p[d] + 1));
-      }
-      if (inside) return static_cast<int>(i);
-    }
-    return -1;
-  }
   /// The patch a copy's section belongs to: the one owning it, else the first one storing it; -1 if none.
   [[nodiscard]] int patch_for(const Section<N>& s) const {
     if (s.empty()) return -1;

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <memory>
 #include <sstream>
+#include <type_traits>
 
 #include "engine_checks.hpp"
 #include "tessera/exchange/mover.hpp"
@@ -14,14 +16,16 @@ namespace {
 
 using namespace tessera::testing;
 
-template <std::size_t N>
-void halo_cases(int cases, index_t max_extent) {
+/// Random domains and ghost specs, the distribution from `make(rng, domain, ranks, ghosts)`; every
+/// rank checks its storage against the serial halo reference.
+template <std::size_t N, class MakeDistribution>
+void halo_cases(int cases, index_t max_extent, std::uint64_t seed, index_t max_width, MakeDistribution&& make) {
   Communicator comm(MPI_COMM_WORLD);
-  std::mt19937_64 rng(100 + N);  // same seed everywhere: every rank builds the same cases
+  std::mt19937_64 rng(seed + N);  // same seed everywhere: every rank builds the same cases
   for (int k = 0; k < cases; ++k) {
     const auto domain = random_domain<N>(rng, max_extent);
-    const auto g = random_ghosts<N>(rng, 4);
-    const auto dist = random_distribution<N>(rng, domain, comm.size(), ghosted_dims(g));
+    const auto g = random_ghosts<N>(rng, max_width);
+    const auto dist = make(rng, domain, comm.size(), g);
     std::ostringstream what;
     what << "case " << k << ": " << dist << " over " << domain << ", " << g;
     SCOPED_TRACE(what.str());
@@ -34,9 +38,23 @@ void halo_cases(int cases, index_t max_extent) {
   }
 }
 
-TEST(Halo, OneDimension) { halo_cases<1>(120, 40); }
-TEST(Halo, TwoDimensions) { halo_cases<2>(100, 16); }
-TEST(Halo, ThreeDimensions) { halo_cases<3>(60, 8); }
+/// Any built-in kind, interval kinds where the spec asks for ghosts.
+constexpr auto built_in = [](std::mt19937_64& rng, const auto& domain, int ranks, const auto& g) {
+  return random_distribution(rng, domain, ranks, ghosted_dims(g));
+};
+
+/// The user-defined Morton curve: several patches per rank, ghost zones overlapping a neighbouring
+/// patch of the same rank.
+constexpr auto morton = [](std::mt19937_64&, const auto& domain, int ranks, const auto&) {
+  constexpr std::size_t N = std::remove_cvref_t<decltype(domain)>::rank;
+  return Distribution<N>::user(std::make_shared<tessera_examples::MortonDistribution<N>>(domain, ranks));
+};
+
+TEST(Halo, OneDimension) { halo_cases<1>(120, 40, 100, 4, built_in); }
+TEST(Halo, TwoDimensions) { halo_cases<2>(100, 16, 100, 4, built_in); }
+TEST(Halo, ThreeDimensions) { halo_cases<3>(60, 8, 100, 4, built_in); }
+TEST(Halo, MortonUserDistribution2D) { halo_cases<2>(40, 14, 500, 3, morton); }
+TEST(Halo, MortonUserDistribution3D) { halo_cases<3>(20, 6, 500, 3, morton); }
 
 template <std::size_t N>
 void reverse_cases(int cases, index_t max_extent) {

@@ -1,6 +1,5 @@
-// The engine on a user-defined distribution (the Morton curve of examples/): several patches per
-// rank, ghost zones that overlap a neighbouring patch of the same rank, and redistributions to and
-// from built-in kinds.
+// Redistributions between the user-defined Morton distribution of examples/ and built-in kinds
+// (its halos are tested in halo_test.cpp).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -20,29 +19,6 @@ template <std::size_t N>
 Distribution<N> morton(const Box<N>& domain, int ranks) {
   return Distribution<N>::user(std::make_shared<tessera_examples::MortonDistribution<N>>(domain, ranks));
 }
-
-template <std::size_t N>
-void morton_halo_cases(int cases, index_t max_extent) {
-  Communicator comm(MPI_COMM_WORLD);
-  std::mt19937_64 rng(500 + N);
-  for (int k = 0; k < cases; ++k) {
-    const auto domain = random_domain<N>(rng, max_extent);
-    const auto dist = morton(domain, comm.size());
-    const auto g = random_ghosts<N>(rng);
-    std::ostringstream what;
-    what << "case " << k << ": " << dist << ", " << g;
-    SCOPED_TRACE(what.str());
-    const auto layout = StorageLayout<N>::make(dist, comm.rank(), g);
-    auto data = filled_storage(layout);
-    Mover halo(comm, halo_schedule(dist, g, comm.rank()), sizeof(double));
-    halo.run(data.data(), data.data());
-    expect_halo_reference(layout, domain, g, [&](index_t offset) { return data[static_cast<std::size_t>(offset)]; },
-                          comm.rank());
-  }
-}
-
-TEST(UserDistribution, MortonHalo2D) { morton_halo_cases<2>(40, 14); }
-TEST(UserDistribution, MortonHalo3D) { morton_halo_cases<3>(20, 6); }
 
 TEST(UserDistribution, RedistributionToAndFromBuiltInKinds) {
   Communicator comm(MPI_COMM_WORLD);
