@@ -16,8 +16,8 @@ constexpr std::size_t kMessageUnit = 64;  // bytes; messages over INT_MAX bytes 
 // described to MPI with a datatype instead of being packed by us: MPI copies it into its transport
 // buffers anyway, so our own pack and unpack copies would be pure overhead. Short or strided rows
 // are packed by us, which is faster than MPI's generic datatype engine.
-constexpr std::size_t kMaxTypedStretches = 64;
-constexpr std::size_t kMinTypedStretchBytes = 256;
+constexpr std::size_t kMaxTypedGroups = 64;
+constexpr std::size_t kMinTypedRowBytes = 256;
 
 /// Count and datatype of a message of `bytes` (both sides compute the same from the same size).
 std::pair<int, MPI_Datatype> message_shape(std::size_t bytes, MPI_Datatype unit) {
@@ -300,8 +300,8 @@ MPI_Datatype Mover::stretches_type(const std::vector<Block>& blocks) const {
     schedule_->for_each_stretch_group(
         b, [&](index_t offset, index_t count, index_t stride, index_t rows, index_t row_stride) {
           const index_t bytes = count * es;
-          fits = fits && (stride == 1 || count == 1) && bytes >= static_cast<index_t>(kMinTypedStretchBytes) &&
-                 bytes <= INT_MAX && rows <= INT_MAX && groups.size() < kMaxTypedStretches;
+          fits = fits && (stride == 1 || count == 1) && bytes >= static_cast<index_t>(kMinTypedRowBytes) &&
+                 bytes <= INT_MAX && rows <= INT_MAX && groups.size() < kMaxTypedGroups;
           if (!fits) return;
           MPI_Datatype rows_type = MPI_DATATYPE_NULL;
           check_mpi(MPI_Type_create_hvector(static_cast<int>(rows), static_cast<int>(bytes),
