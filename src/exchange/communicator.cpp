@@ -47,6 +47,25 @@ Communicator& Communicator::operator=(Communicator&& other) noexcept {
 
 void Communicator::barrier() const { check_mpi(MPI_Barrier(comm_), "MPI_Barrier"); }
 
+std::vector<double> Communicator::allgather(double value) const {
+  std::vector<double> all(static_cast<std::size_t>(size_));
+  check_mpi(MPI_Allgather(&value, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, comm_), "MPI_Allgather");
+  return all;
+}
+
+double Communicator::max(double value) const {
+  double out = value;
+  check_mpi(MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce");
+  return out;
+}
+
+double Communicator::sum(double value) const {
+  // MPI_Allreduce may add in any order; gathering and adding in rank order is reproducible.
+  double total = 0;
+  for (double x : allgather(value)) total += x;
+  return total;
+}
+
 int Communicator::next_tag() const noexcept {
   // Tags cycle through [1, 32767]: MPI guarantees at least that range. A tag is reused only after
   // 32767 more movers, long after any mover using it has completed.

@@ -21,9 +21,11 @@
 #include <climits>
 #include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <type_traits>
 #include <utility>
@@ -124,6 +126,9 @@ class DistArray final : private detail::DomainMember<N> {
         ghosts_(other.ghosts_),
         layout_(std::move(other.layout_)),
         data_(std::move(other.data_)),
+        origin_(other.origin_),
+        slack_rows_(other.slack_rows_),
+        reallocations_(other.reallocations_),
         halo_(std::move(other.halo_)),
         accumulate_(std::move(other.accumulate_)),
         accumulate_op_(other.accumulate_op_) {
@@ -141,14 +146,23 @@ class DistArray final : private detail::DomainMember<N> {
   [[nodiscard]] const StorageLayout<N>& layout() const noexcept { return layout_; }
   /// Number of patches this rank stores (0 on a rank that owns nothing).
   [[nodiscard]] std::size_t patch_count() const noexcept { return layout_.patches().size(); }
-  /// This rank's whole buffer, every patch, ghosts included.
-  [[nodiscard]] std::span<T> storage() noexcept { return data_; }
+  /// This rank's whole buffer, every patch, ghosts included (`layout().size()` elements; the
+  /// spare rows kept for migrations are not part of it).
+  [[nodiscard]] std::span<T> storage() noexcept { return {data(), static_cast<std::size_t>(layout_.size())}; }
   /// \copydoc storage()
-  [[nodiscard]] std::span<const T> storage() const noexcept { return data_; }
-  /// Start of this rank's buffer (null when it stores nothing).
-  [[nodiscard]] T* data() noexcept { return data_.data(); }
+  [[nodiscard]] std::span<const T> storage() const noexcept {
+    return {data(), static_cast<std::size_t>(layout_.size())};
+  }
+  /// Start of this rank's buffer, where the layout's offset 0 lies (null when it stores nothing).
+  [[nodiscard]] T* data() noexcept { return layout_.size() == 0 ? nullptr : data_.data() + origin_; }
   /// \copydoc data()
-  [[nodiscard]] const T* data() const noexcept { return data_.data(); }
+  [[nodiscard]] const T* data() const noexcept { return layout_.size() == 0 ? nullptr : data_.data() + origin_; }
+
+  /// Elements allocated on this rank, spare rows included (>= `layout().size()`).
+  [[nodiscard]] std::size_t capacity() const noexcept { return data_.size(); }
+  /// How many times a migration (`Domain::migrate`) had to allocate new storage for this array on
+  /// this rank because the new part did not fit in the spare rows of the old buffer.
+  [[nodiscard]] std::uint64_t reallocations() const noexcept { return reallocations_; }
 
   /// The box patch `patch` owns. For a patch with compacted axes (cyclic kinds) this is the
   /// bounding box of what it owns, not the owned set. Throws `Error(out_of_range)` for a patch this
@@ -159,30 +173,30 @@ class DistArray final : private detail::DomainMember<N> {
 
   /// A strided view of patch `patch` (see `LocalView`).
   [[nodiscard]] LocalView<T, N> local(std::size_t patch = 0) {
-    return make_view<T>(data_.data(), patch_at("DistArray::local", patch));
+    return make_view<T>(data(), patch_at("DistArray::local", patch));
   }
   /// \copydoc local()
   [[nodiscard]] LocalView<const T, N> local(std::size_t patch = 0) const {
-    return make_view<const T>(data_.data(), patch_at("DistArray::local", patch));
+    return make_view<const T>(data(), patch_at("DistArray::local", patch));
   }
 
   /// The element at global point `p`, which this rank must store (own, or hold in a ghost layer;
   /// a periodic ghost is addressed by its position outside the domain). Throws
   /// `Error(out_of_range)` otherwise.
-  [[nodiscard]] T& at(const Point<N>& p) { return data_[offset_of(p)]; }
+  [[nodiscard]] T& at(const Point<N>& p) { return data()[offset_of(p)]; }
   /// \copydoc at()
-  [[nodiscard]] const T& at(const Point<N>& p) const { return data_[offset_of(p)]; }
+  [[nodiscard]] const T& at(const Point<N>& p) const { return data()[offset_of(p)]; }
 
   /// Calls f(const Point<N>& global, T& value) for every element this rank owns, patch by patch,
   /// in row-major order of local storage.
   template <class F>
   void for_each_owned(F&& f) {
-    walk_owned(data_.data(), f);
+    walk_owned(data(), f);
   }
   /// Calls f(const Point<N>& global, const T& value) for every element this rank owns.
   template <class F>
   void for_each_owned(F&& f) const {
-    walk_owned(static_cast<const T*>(data_.data()), f);
+    walk_owned(data(), f);
   }
 
   /// Read access to patch `patch` through global indices, ghosts included: what `apply_stencil`
@@ -190,7 +204,7 @@ class DistArray final : private detail::DomainMember<N> {
   [[nodiscard]] StencilAccess<T, N> stencil_access(std::size_t patch) const {
     const PatchLayout<N>& p = patch_at("DistArray::stencil_access", patch);
     StencilAccess<T, N> acc;
-    acc.base_ = data_.data() + p.offset;
+    acc.base_ = data() + p.offset;
     acc.strides_ = p.strides;
     for (std::size_t d = 0; d < N; ++d) acc.origin_[d] = p.axes[d].first - p.axes[d].ghost_lo;
     acc.stored_ = p.storage_box();
@@ -358,17 +372,41 @@ class DistArray final : private detail::DomainMember<N> {
   [[nodiscard]] const GhostSpec<N>& member_ghosts() const noexcept override { return ghosts_; }
   [[nodiscard]] std::size_t member_element_size() const noexcept override { return sizeof(T); }
   [[nodiscard]] bool member_busy() const noexcept override { return ghost_update_in_flight(); }
-  void member_stage(StorageLayout<N> layout) override {
-    staged_.assign(static_cast<std::size_t>(layout.size()), T{});
+  void member_stage(StorageLayout<N> layout, index_t spare_rows) override {
+    // Spare rows only make sense for one patch whose outermost axis is an interval: rows added
+    // there keep the strides, so a boundary move shifts no row that stays.
+    const bool sliding = layout.patches().size() == 1 && layout.patches()[0].axes[0].is_interval();
+    const index_t pad = sliding ? spare_rows : 0;
+    const index_t row = layout.patches().empty() ? 0 : layout.patches()[0].strides[0];
+    staged_.assign(static_cast<std::size_t>(layout.size() + 2 * pad * row), T{});
+    staged_origin_ = pad * row;
+    staged_slack_rows_ = pad;
     staged_layout_ = std::make_unique<StorageLayout<N>>(std::move(layout));
   }
+  [[nodiscard]] std::optional<index_t> member_in_place_origin(const StorageLayout<N>& to) const override {
+    return in_place_origin(to);
+  }
+  [[nodiscard]] void* member_at_origin(index_t origin) noexcept override {
+    return data_.empty() ? static_cast<void*>(detail::empty_storage) : static_cast<void*>(data_.data() + origin);
+  }
+  void member_commit_in_place(StorageLayout<N> layout, index_t origin) noexcept override {
+    layout_ = std::move(layout);
+    origin_ = origin;
+    halo_.reset();
+    accumulate_.reset();
+  }
+  [[nodiscard]] index_t member_slack_rows() const noexcept override { return slack_rows_; }
   [[nodiscard]] const void* member_current() const noexcept override { return buffer(); }
   [[nodiscard]] void* member_staged() noexcept override {
-    return staged_.empty() ? static_cast<void*>(detail::empty_storage) : static_cast<void*>(staged_.data());
+    return staged_.empty() ? static_cast<void*>(detail::empty_storage)
+                           : static_cast<void*>(staged_.data() + staged_origin_);
   }
-  void member_commit() noexcept override {
+  void member_commit(bool count_reallocation) noexcept override {
     data_.swap(staged_);
     std::vector<T>().swap(staged_);  // give the old storage back now, not at the next redistribution
+    origin_ = staged_origin_;
+    slack_rows_ = staged_slack_rows_;
+    if (count_reallocation && !data_.empty()) ++reallocations_;
     layout_ = std::move(*staged_layout_);
     staged_layout_.reset();
     halo_.reset();  // bound to the old layout; rebuilt (from the cache) on the next update
@@ -381,10 +419,36 @@ class DistArray final : private detail::DomainMember<N> {
 
   // --- helpers -----------------------------------------------------------------------------------
   [[nodiscard]] const void* buffer() const noexcept {
-    return data_.empty() ? static_cast<const void*>(detail::empty_storage) : static_cast<const void*>(data_.data());
+    return data_.empty() ? static_cast<const void*>(detail::empty_storage)
+                         : static_cast<const void*>(data_.data() + origin_);
   }
   [[nodiscard]] void* buffer() noexcept {
-    return data_.empty() ? static_cast<void*>(detail::empty_storage) : static_cast<void*>(data_.data());
+    return data_.empty() ? static_cast<void*>(detail::empty_storage) : static_cast<void*>(data_.data() + origin_);
+  }
+
+  // Where layout `to` would start in the current buffer if every global index it stores kept its
+  // address: one patch before and after, the same mapping along every axis but the outermost, and
+  // the rows of `to` (ghosts included) inside the allocated rows. nullopt if any of that fails.
+  [[nodiscard]] std::optional<index_t> in_place_origin(const StorageLayout<N>& to) const {
+    if (layout_.patches().size() != 1 || to.patches().size() != 1) return std::nullopt;
+    const PatchLayout<N>& a = layout_.patches()[0];
+    const PatchLayout<N>& b = to.patches()[0];
+    if (!a.axes[0].is_interval() || !b.axes[0].is_interval()) return std::nullopt;
+    for (std::size_t d = 1; d < N; ++d) {
+      const AxisMap& x = a.axes[d];
+      const AxisMap& y = b.axes[d];
+      if (x.is_interval() != y.is_interval() || x.count != y.count || x.ghost_lo != y.ghost_lo ||
+          x.ghost_hi != y.ghost_hi)
+        return std::nullopt;
+      if (x.is_interval() ? x.first != y.first : (x.coord != y.coord || !(*x.compacted == *y.compacted)))
+        return std::nullopt;
+    }
+    const index_t row = a.strides[0];
+    const index_t allocated_rows = static_cast<index_t>(data_.size()) / row;
+    const index_t first_row = a.axes[0].first - a.axes[0].ghost_lo - origin_ / row;  // global index of row 0
+    const index_t new_row = b.axes[0].first - b.axes[0].ghost_lo - first_row;
+    if (new_row < 0 || new_row + b.axes[0].extent() > allocated_rows) return std::nullopt;
+    return new_row * row;
   }
 
   const PatchLayout<N>& patch_at(const char* where, std::size_t patch) const {
@@ -555,9 +619,14 @@ class DistArray final : private detail::DomainMember<N> {
   Domain<N> domain_;
   GhostSpec<N> ghosts_;
   StorageLayout<N> layout_;
-  std::vector<T> data_;
-  std::vector<T> staged_;                              // only during Domain::redistribute
+  std::vector<T> data_;                 // allocated rows: spare rows, the layout, spare rows
+  index_t origin_ = 0;                  // elements from data_.data() to the layout's offset 0
+  index_t slack_rows_ = 0;              // spare rows kept on each side at the last allocation
+  std::uint64_t reallocations_ = 0;     // allocations made by migrations
+  std::vector<T> staged_;                              // only during Domain::redistribute/migrate
   std::unique_ptr<StorageLayout<N>> staged_layout_;    // idem
+  index_t staged_origin_ = 0;                          // idem
+  index_t staged_slack_rows_ = 0;                      // idem
   // Declared after the storage so that they are destroyed first: a mover in flight completes in
   // its destructor and must still find the buffer it writes into.
   std::unique_ptr<Mover> halo_;

@@ -19,8 +19,10 @@
 /// rank (as every collective object must be).
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "tessera/core/error.hpp"
@@ -70,13 +72,25 @@ class DomainMember {
   [[nodiscard]] virtual std::size_t member_element_size() const noexcept = 0;
   /// True while a split-phase ghost update is in flight.
   [[nodiscard]] virtual bool member_busy() const noexcept = 0;
-  /// Allocates value-initialised storage for `layout` beside the current one.
-  virtual void member_stage(StorageLayout<N> layout) = 0;
+  /// Allocates value-initialised storage for `layout` beside the current one, with `spare_rows`
+  /// rows to spare below and above along the outermost axis when the layout is one patch whose
+  /// outermost axis is an interval.
+  virtual void member_stage(StorageLayout<N> layout, index_t spare_rows) = 0;
   [[nodiscard]] virtual const void* member_current() const noexcept = 0;
   [[nodiscard]] virtual void* member_staged() noexcept = 0;
-  /// Replaces the storage by the staged one and drops the movers bound to the old layout.
-  virtual void member_commit() noexcept = 0;
+  /// Replaces the storage by the staged one and drops the movers bound to the old layout;
+  /// `count_reallocation` tells a migration's reallocation from a redistribution.
+  virtual void member_commit(bool count_reallocation) noexcept = 0;
   virtual void member_discard() noexcept = 0;
+  /// Where `layout` would start in the current buffer with every stored global index at its
+  /// current address (the spare rows absorb the move), or nullopt if it does not fit.
+  [[nodiscard]] virtual std::optional<index_t> member_in_place_origin(const StorageLayout<N>& layout) const = 0;
+  /// The current buffer at element `origin` (what an in-place move writes through).
+  [[nodiscard]] virtual void* member_at_origin(index_t origin) noexcept = 0;
+  /// Makes `layout`, starting at `origin` of the current buffer, the array's layout.
+  virtual void member_commit_in_place(StorageLayout<N> layout, index_t origin) noexcept = 0;
+  /// Rows to spare kept on each side at the array's last allocation (0 if never migrated).
+  [[nodiscard]] virtual index_t member_slack_rows() const noexcept = 0;
 };
 
 }  // namespace detail
@@ -108,6 +122,13 @@ class Domain {
   /// The schedules of this domain's arrays (halo fills, redistributions, gathers), shared by
   /// arrays with equal ghost specs; entries of a retired distribution are dropped.
   [[nodiscard]] ScheduleCache& cache() const noexcept { return state_->cache; }
+  /// Bytes one element of every array over this domain takes together (what a migration moves
+  /// per element that changes owner).
+  [[nodiscard]] std::size_t bytes_per_element() const noexcept {
+    std::size_t bytes = 0;
+    for (const auto* a : state_->arrays) bytes += a->member_element_size();
+    return bytes;
+  }
   /// Number of arrays currently declared over this domain.
   [[nodiscard]] std::size_t array_count() const noexcept { return state_->arrays.size(); }
   /// True if both handles share one state (the same domain, not merely equal ones).
@@ -159,7 +180,7 @@ class Domain {
             section_move_schedule(from, g, common, to, g, common, MotionPlan<N>::identity(), rank, &s.cache));
     }
     try {
-      for (std::size_t i = 0; i < s.arrays.size(); ++i) s.arrays[i]->member_stage(std::move(layouts[i]));
+      for (std::size_t i = 0; i < s.arrays.size(); ++i) s.arrays[i]->member_stage(std::move(layouts[i]), 0);
       if (move) {
         std::vector<Mover> movers;
         movers.reserve(s.arrays.size());
@@ -173,12 +194,103 @@ class Domain {
       for (auto* a : s.arrays) a->member_discard();
       throw;
     }
-    for (auto* a : s.arrays) a->member_commit();
+    for (auto* a : s.arrays) a->member_commit(false);
     s.dist = to;
     // Schedules of the retired distribution can never be asked for again (unless it comes back,
     // and then they are rebuilt); equal distributions keep theirs.
     if (!(from == to)) s.cache.invalidate(from.hash());
   }
+
+  /// Collective: moves every array over this domain to `to`, which must cover the same box,
+  /// keeping every value: the move of incremental balancing (D3-ARC's `d3_migrate`). Where a
+  /// rank's new part fits in the rows its buffer keeps to spare along the outermost axis (D3-ARC's
+  /// spare rows, Fig. 7), the buffer stays: rows that stay put are not touched and only the
+  /// elements that change owner travel. Otherwise the rank allocates new storage with rows to
+  /// spare (see `set_spare_rows`), which the array counts in `reallocations()`. Ghost layers hold
+  /// stale values afterwards: call `update_ghosts()` before reading them.
+  /// Returns the seconds the move took, the largest over the ranks (the same on every rank), which
+  /// is what a cost model of migrations learns from.
+  /// Throws `Error` on every rank, before anything moves, if `to` covers another box or is for
+  /// another number of ranks, an array's ghosts are impossible under `to`, or an array has a ghost
+  /// update in flight.
+  double migrate(const Distribution<N>& to) {
+    constexpr const char* where = "Domain::migrate";
+    State& s = *state_;
+    const Communicator& comm = *s.comm;
+    if (to.domain() != s.dist.domain())
+      fail_argument(where, "to", to.domain(),
+                    detail::concat("covers another box than the domain's ", s.dist.domain(),
+                                   " (use redistribute to change the extent)"));
+    if (to.comm_size() != comm.size())
+      fail_argument(where, "to", to,
+                    detail::concat("is for ", to.comm_size(), " ranks but the communicator has ", comm.size()));
+    for (std::size_t i = 0; i < s.arrays.size(); ++i) {
+      if (s.arrays[i]->member_busy())
+        fail(ErrorCode::invalid_argument, where, ": array ", i, " over the domain has a ghost update in flight",
+             " (call end_update_ghosts first)");
+      StorageLayout<N>::check_ghosts(to, s.arrays[i]->member_ghosts());
+    }
+    const double started = MPI_Wtime();
+    const int rank = comm.rank();
+    const Distribution<N> from = s.dist;
+    // Plan first (nothing is touched yet): per array, in place or into new storage. The choice is
+    // local; it changes only the copies a rank makes to itself, never what travels between ranks.
+    struct Move {
+      StorageLayout<N> layout;
+      std::optional<index_t> origin;  // set: in place
+      std::shared_ptr<const Schedule> schedule;
+    };
+    std::vector<Move> moves;
+    moves.reserve(s.arrays.size());
+    for (auto* a : s.arrays) {
+      const GhostSpec<N>& g = a->member_ghosts();
+      Move m{StorageLayout<N>::make(to, rank, g), std::nullopt, nullptr};
+      m.origin = a->member_in_place_origin(m.layout);
+      m.schedule = m.origin ? in_place_migration_schedule(from, to, g, rank, &s.cache)
+                            : redistribution_schedule(from, g, to, g, rank, &s.cache);
+      moves.push_back(std::move(m));
+    }
+    try {
+      for (std::size_t i = 0; i < s.arrays.size(); ++i)
+        if (!moves[i].origin) s.arrays[i]->member_stage(moves[i].layout, spare_rows_for(to, *s.arrays[i]));
+      std::vector<Mover> movers;
+      movers.reserve(s.arrays.size());
+      for (std::size_t i = 0; i < s.arrays.size(); ++i)
+        movers.emplace_back(comm, moves[i].schedule, s.arrays[i]->member_element_size());
+      for (std::size_t i = 0; i < s.arrays.size(); ++i) {
+        auto* a = s.arrays[i];
+        movers[i].start(a->member_current(),
+                        moves[i].origin ? a->member_at_origin(*moves[i].origin) : a->member_staged());
+      }
+      for (auto& m : movers) m.wait();
+    } catch (...) {
+      for (auto* a : s.arrays) a->member_discard();
+      throw;
+    }
+    for (std::size_t i = 0; i < s.arrays.size(); ++i) {
+      if (moves[i].origin)
+        s.arrays[i]->member_commit_in_place(std::move(moves[i].layout), *moves[i].origin);
+      else
+        s.arrays[i]->member_commit(true);
+    }
+    s.dist = to;
+    if (!(from == to)) s.cache.invalidate(from.hash());
+    return comm.max(MPI_Wtime() - started);
+  }
+
+  /// Rows to spare on each side of a rank's part along the outermost axis when a migration
+  /// allocates new storage, as a fraction of an even share of that axis (D3-ARC's spare rows).
+  /// When an array that already had spare rows must reallocate again, it gets at least twice as
+  /// many (geometric growth, as `std::vector` grows its capacity), so a steady drift reallocates
+  /// O(log) times. Default 0.25; 0 turns spare rows off. Not collective, but set it alike on every
+  /// rank. Throws `Error(invalid_argument)` for a negative or non-finite fraction.
+  void set_spare_rows(double fraction_of_even_share) {
+    if (!(fraction_of_even_share >= 0) || fraction_of_even_share > 1e6)
+      fail_argument("Domain::set_spare_rows", "fraction_of_even_share", fraction_of_even_share,
+                    "must be a finite number >= 0");
+    state_->spare_fraction = fraction_of_even_share;
+  }
+  [[nodiscard]] double spare_rows_fraction() const noexcept { return state_->spare_fraction; }
 
  private:
   template <class T, std::size_t M>
@@ -190,10 +302,19 @@ class Domain {
     const Communicator* comm;
     Distribution<N> dist;
     ScheduleCache cache;
+    double spare_fraction = 0.25;
     std::vector<detail::DomainMember<N>*> arrays;  // in declaration order: the order movers take tags
   };
 
   void attach(detail::DomainMember<N>* a) const { state_->arrays.push_back(a); }
+
+  index_t spare_rows_for(const Distribution<N>& to, const detail::DomainMember<N>& a) const {
+    if (state_->spare_fraction == 0) return 0;
+    const index_t rows = extent(to.domain(), 0);
+    const index_t even_share = (rows + to.grid().extent(0) - 1) / to.grid().extent(0);
+    const auto base = static_cast<index_t>(std::ceil(state_->spare_fraction * static_cast<double>(even_share)));
+    return std::min(rows, std::max({base, index_t{1}, 2 * a.member_slack_rows()}));
+  }
   void detach(detail::DomainMember<N>* a) const noexcept {
     auto& v = state_->arrays;
     v.erase(std::remove(v.begin(), v.end(), a), v.end());

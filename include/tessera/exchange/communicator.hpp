@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "tessera/core/error.hpp"
 
@@ -41,6 +42,13 @@ class Communicator {
 
   /// Collective.
   void barrier() const;
+  /// Collective: every rank's `value`, indexed by rank (D3-ARC's `d3_collectall`).
+  [[nodiscard]] std::vector<double> allgather(double value) const;
+  /// Collective: the largest `value` over the ranks, the same on every rank.
+  [[nodiscard]] double max(double value) const;
+  /// Collective: the sum of `value` over the ranks, added in rank order (so the same, to the
+  /// bit, on every rank and every run).
+  [[nodiscard]] double sum(double value) const;
 
   /// A message tag for one more mover. Movers created in the same order on every rank (which the
   /// collective calls that create them guarantee) get the same tag, so several movers can be in

@@ -28,6 +28,7 @@
 /// Copies are cheap (shared immutable state). Nothing here communicates: every rank computes the
 /// same answers from the same replicated description.
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -257,6 +258,59 @@ class Distribution {
     return out;
   }
 
+  // --- the cuts of interval axes (what incremental balancing moves) ------------------------------
+
+  /// Number of slabs of axis d: the product of the grid extents of the axes before d in the order
+  /// (D3-ARC's tree of intervals: each slab of the earlier axes cuts axis d its own way).
+  [[nodiscard]] std::size_t slab_count(std::size_t d) const {
+    require_dimensional("Distribution::slab_count");
+    check_axis("Distribution::slab_count", d);
+    return slab_count(state_->grid, state_->order, state_->position_in_order[d]);
+  }
+  /// The boundaries of interval axis d, one vector of g+1 entries per slab (`slab_count(d)` of
+  /// them, in row-major order of the coordinates along the earlier axes); an axis cut alike in
+  /// every slab repeats its one cut. Throws `Error(invalid_argument)` for an axis whose owned sets
+  /// are not intervals (cyclic, block-cyclic, irregular).
+  [[nodiscard]] std::vector<std::vector<index_t>> slab_cuts(std::size_t d) const {
+    constexpr const char* where = "Distribution::slab_cuts";
+    const std::size_t slabs = slab_count(d);
+    const auto& dims = state_->dims[d];
+    if (!dims.front().owns_intervals())
+      fail_argument(where, "axis", d, detail::concat("is distributed ", to_string(dims.front().kind()), ": its owned sets are not intervals"));
+    std::vector<std::vector<index_t>> out;
+    out.reserve(slabs);
+    for (std::size_t k = 0; k < slabs; ++k) out.push_back(dims[dims.size() == 1 ? 0 : k].boundaries());
+    return out;
+  }
+  /// The same distribution with axis d cut at `cuts`: one vector of g+1 boundaries shared by every
+  /// slab, or one per slab (`slab_count(d)` of them). Each keeps axis d's logical block. Throws
+  /// `Error(invalid_argument)` for a wrong number of slabs or boundaries, boundaries that are not
+  /// monotone, do not span the axis or do not lie on the logical block.
+  [[nodiscard]] Distribution with_cuts(std::size_t d, std::vector<std::vector<index_t>> cuts) const {
+    constexpr const char* where = "Distribution::with_cuts";
+    const std::size_t slabs = slab_count(d);
+    if (cuts.size() != 1 && cuts.size() != slabs)
+      fail_argument(where, "cuts", cuts.size(), detail::concat("slabs given; axis ", d, " has ", slabs, " (or give 1)"));
+    auto s = std::make_shared<State>(*state_);
+    const index_t lb = state_->dims[d].front().logical_block();
+    const auto g = static_cast<std::size_t>(state_->grid.extent(d));
+    const std::string dim_where = detail::concat(where, " axis ", d);
+    s->dims[d].clear();
+    // Slabs cut alike are stored once, so that equal ownership gives equal distributions.
+    if (std::all_of(cuts.begin(), cuts.end(), [&](const auto& c) { return c == cuts.front(); })) cuts.resize(1);
+    for (auto& bounds : cuts) {
+      if (bounds.size() != g + 1)
+        fail_argument(dim_where, "boundaries", bounds.size(), detail::concat("entries given; the grid axis has ", g, " coordinates, so ", g + 1, " are needed"));
+      if (bounds.front() != state_->domain.lo[d] || bounds.back() != state_->domain.hi[d])
+        fail_argument(dim_where, "boundaries", detail::concat(bounds.front(), "..", bounds.back()),
+                      detail::concat("must start at ", state_->domain.lo[d], " and end at ", state_->domain.hi[d]));
+      s->dims[d].push_back(DimDistribution::bind_cut(cuts.size() == 1 ? DimKind::cut : DimKind::general,
+                                                     std::move(bounds), lb, dim_where));
+    }
+    s->hash = hash_of(*s);
+    return Distribution(std::move(s));
+  }
+
   /// Bytes of replicated metadata (boundaries, tables, grid tables): O(sum of grid extents) for
   /// dimensional distributions without `general` or `irregular` axes.
   [[nodiscard]] std::size_t metadata_bytes() const noexcept {
@@ -366,12 +420,16 @@ class Distribution {
             DimDistribution::bind_cut(DimKind::general, std::move(bounds), specs[d].logical_block, dim_where));
       }
     }
-    std::uint64_t h = hash_combine(hash_value(domain), grid.hash());
-    for (std::size_t k = 0; k < N; ++k) h = hash_combine(h, static_cast<std::uint64_t>(order[k]));
-    for (const auto& slabs : s->dims)
-      for (const auto& d : slabs) h = hash_combine(h, d.hash());
-    s->hash = h;
+    s->hash = hash_of(*s);
     return s;
+  }
+
+  static std::uint64_t hash_of(const State& s) noexcept {
+    std::uint64_t h = hash_combine(hash_value(s.domain), s.grid.hash());
+    for (std::size_t k = 0; k < N; ++k) h = hash_combine(h, static_cast<std::uint64_t>(s.order[k]));
+    for (const auto& slabs : s.dims)
+      for (const auto& d : slabs) h = hash_combine(h, d.hash());
+    return h;
   }
 
   /// Number of slabs for the axis at order position k: the product of the grid extents before it.
@@ -447,6 +505,9 @@ class Distribution {
 
   void require_dimensional(const char* where) const {
     if (state_->user) fail_argument(where, "distribution", state_->user->name(), "is user-defined, not dimensional");
+  }
+  static void check_axis(const char* where, std::size_t d) {
+    if (d >= N) fail_argument(where, "axis", d, detail::concat("is not in [0, ", N, ")"));
   }
   void check_in_domain(const char* where, const Point<N>& p) const {
     if (!contains(state_->domain, p))

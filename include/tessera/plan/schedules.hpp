@@ -21,7 +21,7 @@
 namespace tessera {
 
 namespace detail {
-enum class MoveKind : std::uint64_t { halo = 1, reverse_halo = 2, section_move = 3 };
+enum class MoveKind : std::uint64_t { halo = 1, reverse_halo = 2, section_move = 3, in_place_migration = 4 };
 
 template <class Build>
 std::shared_ptr<const Schedule> cached(ScheduleCache* cache, std::uint64_t key, std::vector<std::uint64_t> dists,
@@ -80,6 +80,32 @@ template <std::size_t N>
                   detail::concat("covers another domain than the source distribution's ", from.domain()));
   return section_move_schedule(from, from_ghosts, from.domain(), to, to_ghosts, to.domain(), MotionPlan<N>::identity(),
                                rank, cache);
+}
+
+/// The schedule of `rank` for moving a whole array from `from` to `to` *in place*: source and
+/// destination are one buffer addressed by global index (the rows that stay do not move, see
+/// `DistArray`'s slack), so the copies a rank would make to itself are left out and only the
+/// elements that change owner travel. What is sent (owned before, not after) and what is received
+/// (owned after, not before) never overlap.
+template <std::size_t N>
+[[nodiscard]] std::shared_ptr<const Schedule> in_place_migration_schedule(const Distribution<N>& from,
+                                                                          const Distribution<N>& to,
+                                                                          const GhostSpec<N>& ghosts, int rank,
+                                                                          ScheduleCache* cache = nullptr) {
+  if (from.domain() != to.domain())
+    fail_argument("in_place_migration_schedule", "to", to.domain(),
+                  detail::concat("covers another domain than the source distribution's ", from.domain()));
+  std::uint64_t key = hash_combine(static_cast<std::uint64_t>(detail::MoveKind::in_place_migration), from.hash());
+  key = hash_combine(hash_combine(key, to.hash()), ghosts.hash());
+  key = hash_combine(key, static_cast<std::uint64_t>(rank));
+  return detail::cached(cache, key, {from.hash(), to.hash()}, [&] {
+    const auto full = redistribution_plan(from, to, rank);
+    MotionPlan<N> remote(full.permutation());
+    for (const auto& c : full.copies())
+      if (c.src_rank != rank || c.dst_rank != rank) remote.copy(c.src_rank, c.src, c.dst_rank, c.dst, c.src_patch, c.dst_patch);
+    return compile_schedule(remote, rank, StorageLayout<N>::make(from, rank, ghosts),
+                            StorageLayout<N>::make(to, rank, ghosts));
+  });
 }
 
 }  // namespace tessera
