@@ -6,7 +6,7 @@ BUILD  := build/$(PRESET)
 JOBS   ?= $(shell nproc)
 RANKS  ?= 4
 
-.PHONY: all deps build test demo bench check-asan clean
+.PHONY: all deps build test demo bench check-asan fuzz clean
 
 all: build
 
@@ -23,9 +23,12 @@ build: deps $(BUILD)/CMakeCache.txt
 test: build
 	ctest --preset $(PRESET)
 
-## make demo: the main demonstration on $(RANKS) local MPI ranks
+## make demo: the adaptive SOR solver under emulated load on $(RANKS) local MPI ranks, once per
+## balancing policy (examples/adaptive_sor); writes demo-results/summary.json, iterations.csv and
+## balance.svg. DEMO_ARGS passes options (e.g. DEMO_ARGS="--n 2048 --policies none horizon").
+DEMO_ARGS ?=
 demo: build
-	scripts/mpirun.sh $(RANKS) $(BUILD)/examples/kelp_jacobi
+	scripts/mpirun.sh $(RANKS) $(BUILD)/examples/adaptive_sor --out demo-results $(DEMO_ARGS)
 
 ## make bench: benchmarks, written to bench-results/latest.json and a markdown table. The anchors'
 ## packages (PETSc, Global Arrays, ScaLAPACK, FFTW-MPI) are installed here only, then the build is
@@ -39,6 +42,19 @@ bench: deps
 ## make check-asan: the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer
 check-asan:
 	$(MAKE) test PRESET=asan
+
+## make fuzz: the libFuzzer targets (preset fuzz: clang, ASan + UBSan) for FUZZ_SECONDS each, from
+## the seeds in fuzz/corpus/<target>; new inputs go to build/fuzz/corpus/<target>, findings (the
+## inputs that crash) to build/fuzz/findings/. Copy the interesting ones into fuzz/corpus/<target>:
+## `make test` replays that folder.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@scripts/install-deps.sh fuzz
+	cmake --preset fuzz
+	cmake --build --preset fuzz -j $(JOBS)
+	mkdir -p build/fuzz/corpus/spec build/fuzz/findings
+	build/fuzz/fuzz/tessera_fuzz_spec -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	  -dict=fuzz/spec.dict -artifact_prefix=build/fuzz/findings/ build/fuzz/corpus/spec fuzz/corpus/spec
 
 clean:
 	rm -rf build

@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # Installs the Debian packages tessera needs that are not installed yet; does nothing when all are.
-# Usage: scripts/install-deps.sh [core|bench|all]   (default: core = build, test and demo)
+# Usage: scripts/install-deps.sh [core|bench|fuzz|all]   (default: core = build, test and demo)
 set -euo pipefail
 
 core=(build-essential cmake make pkg-config python3
       openmpi-bin libopenmpi-dev
-      libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev libcli11-dev libfftw3-dev)
+      libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev libcli11-dev libfftw3-dev
+      libhdf5-openmpi-dev)
 bench=(petsc-dev libglobalarrays-dev libarmci-mpi-dev libscalapack-openmpi-dev libfftw3-mpi-dev)
+# make fuzz: clang and its libFuzzer runtime (libclang_rt.fuzzer), which clang alone does not pull in.
+fuzz=(clang libclang-rt-14-dev)
 
 case "${1:-core}" in
   core) wanted=("${core[@]}") ;;
   bench) wanted=("${core[@]}" "${bench[@]}") ;;
-  all) wanted=("${core[@]}" "${bench[@]}") ;;
-  *) echo "install-deps: unknown package set '$1' (core, bench or all)" >&2; exit 2 ;;
+  fuzz) wanted=("${core[@]}" "${fuzz[@]}") ;;
+  all) wanted=("${core[@]}" "${bench[@]}" "${fuzz[@]}") ;;
+  *) echo "install-deps: unknown package set '$1' (core, bench, fuzz or all)" >&2; exit 2 ;;
 esac
 
 missing=()

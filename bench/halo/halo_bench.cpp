@@ -25,13 +25,14 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "support/bench_records.hpp"
+#include "support/bench_timing.hpp"
 #include "tessera/exchange/communicator.hpp"
 #include "tessera/exchange/mover.hpp"
 #include "tessera/plan/schedules.hpp"
@@ -45,6 +46,10 @@ using tessera::check_mpi;
 using tessera::index_t;
 using tessera::Point;
 using tessera::Schedule;
+using tessera::bench::exact;
+using tessera::bench::max_over_ranks;
+using tessera::bench::summarize;
+using tessera::bench::Summary;
 
 constexpr const char* kAnchor = "mpi-subarray-isend-irecv";
 constexpr double kSentinel = -1.0;  // ghost cells before the exchange; owned values are >= 1
@@ -63,43 +68,25 @@ struct Case {
   }
 };
 
-struct Summary {
-  double median = 0, min = 0, max = 0;
-};
-
-Summary summarize(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  const double median = v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-  return {median, v.front(), v.back()};
-}
-
 struct Result {
   std::string name;
   Summary tessera, anchor;
   double face_bytes = 0;
 };
 
-/// Every rank's samples, replaced by the max over ranks of each repetition. Collective.
-void max_over_ranks(std::vector<double>& samples, MPI_Comm comm) {
-  check_mpi(MPI_Allreduce(MPI_IN_PLACE, samples.data(), static_cast<int>(samples.size()), MPI_DOUBLE, MPI_MAX, comm),
-            "MPI_Allreduce");
-}
+[[noreturn]] void abort_job(const std::string& message) { tessera::bench::abort_job("bench_halo", message); }
 
-std::string number(double v, int digits = 9) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
-}
-
-/// A double with every digit, so that two values that differ print differently.
-std::string exact(double v) { return number(v, 17); }
-
-[[noreturn]] void abort_job(const std::string& message) {
-  std::fprintf(stderr, "bench_halo: %s\n", message.c_str());
-  std::fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  std::abort();  // MPI_Abort does not return; this tells the compiler so
+/// The table printed while the cases run (microseconds, max over ranks).
+tessera::bench::Table make_table(bool enabled) {
+  return {enabled,
+          "case",
+          30,
+          {{"face bytes", 11, 0},
+           {"tessera med", 11, 2},
+           {"tessera min", 11, 2},
+           {"anchor med", 11, 2},
+           {"anchor min", 11, 2},
+           {"ratio", 7, 2}}};
 }
 
 /// Calls f(local point, offset) for every point of a row-major array of extents `ext`.
@@ -353,7 +340,8 @@ struct Options {
 };
 
 template <std::size_t N>
-Result run_case(const tessera::Communicator& world, const Case& c, const Options& opt) {
+Result run_case(const tessera::Communicator& world, const Case& c, const Options& opt,
+                const tessera::bench::Table& table) {
   const int rank = world.rank(), size = world.size();
   const index_t n = c.n, w = c.width;
   Point<N> grid_shape = Point<N>::filled(1);
@@ -428,60 +416,30 @@ Result run_case(const tessera::Communicator& world, const Case& c, const Options
 
   const double array_bytes = static_cast<double>(a.size() * sizeof(double));
   const int reps = opt.repetitions > 0 ? opt.repetitions : array_bytes <= 64.0 * (1 << 20) ? 200 : 100;
-  for (int i = 0; i < opt.warmup; ++i) {
-    mover.run(a.data(), a.data());
-    anchor.exchange(b.data());
-  }
-  std::vector<double> tt(static_cast<std::size_t>(reps)), ta(tt);
-  for (int r = 0; r < reps; ++r) {
-    for (int k = 0; k < 2; ++k) {
-      const bool mine = (k == 0) == (r % 2 == 0);  // alternate who goes first
-      world.barrier();
-      const double t0 = MPI_Wtime();
-      if (mine)
-        mover.run(a.data(), a.data());
-      else
-        anchor.exchange(b.data());
-      (mine ? tt : ta)[static_cast<std::size_t>(r)] = MPI_Wtime() - t0;
-    }
-  }
-  max_over_ranks(tt, world.raw());
-  max_over_ranks(ta, world.raw());
+  const auto t = tessera::bench::time_alternating(
+      world.raw(), {[&] { mover.run(a.data(), a.data()); }, [&] { anchor.exchange(b.data()); }}, opt.warmup, reps);
 
-  Result res{c.name(), summarize(tt), summarize(ta), 0};
+  Result res{c.name(), t[0], t[1], 0};
   // One face slab of the owned block across the split dimension 0: what each message to a
   // neighbour carries in the faces-only cases.
   res.face_bytes = static_cast<double>(w * sizeof(double));
   for (std::size_t d = 1; d < N; ++d) res.face_bytes *= static_cast<double>(patch.axes[d].count);
-  if (rank == 0)
-    std::printf("%-30s %11.0f %11.2f %11.2f %11.2f %11.2f %7.2f\n", res.name.c_str(), res.face_bytes,
-                1e6 * res.tessera.median, 1e6 * res.tessera.min, 1e6 * res.anchor.median, 1e6 * res.anchor.min,
-                res.tessera.median / res.anchor.median);
+  table.print_row(res.name, {res.face_bytes, 1e6 * res.tessera.median, 1e6 * res.tessera.min, 1e6 * res.anchor.median,
+                             1e6 * res.anchor.min, res.tessera.median / res.anchor.median});
   if (opt.breakdown) breakdown(world, mover, a.data(), reps, [&] { anchor.exchange(b.data()); });
   std::fflush(stdout);
   return res;
 }
 
-void write_json(const std::string& path, const std::vector<Result>& results, int ranks) {
-  std::ofstream out(path);
-  if (!out) abort_job("cannot write " + path);
-  out << "[\n";
-  const std::string common = "\"op\": \"halo\", \"ranks\": " + std::to_string(ranks);
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const Result& r = results[i];
-    out << "  {" << common << ", \"case\": \"" << r.name
-        << "\", \"metric\": \"median_s\", \"tessera\": " << number(r.tessera.median) << ", \"anchor\": \"" << kAnchor
-        << "\", \"anchor_value\": " << number(r.anchor.median)
-        << ", \"ratio\": " << number(r.tessera.median / r.anchor.median) << ", \"min\": " << number(r.tessera.min)
-        << ", \"max\": " << number(r.tessera.max) << ", \"anchor_min\": " << number(r.anchor.min)
-        << ", \"anchor_max\": " << number(r.anchor.max) << "},\n";
-    out << "  {" << common << ", \"case\": \"" << r.name
-        << "\", \"metric\": \"face_bytes\", \"tessera\": " << number(r.face_bytes)
-        << ", \"anchor\": null, \"anchor_value\": null, \"ratio\": null, \"min\": " << number(r.face_bytes)
-        << ", \"max\": " << number(r.face_bytes) << "}" << (i + 1 < results.size() ? "," : "") << "\n";
+/// Per case: the timing against the anchor, and the bytes of one face message.
+std::vector<tessera::bench::Record> records_of(const std::vector<Result>& results, int ranks) {
+  using tessera::bench::Record;
+  std::vector<Record> out;
+  for (const Result& r : results) {
+    out.push_back(Record::timing("halo", r.name, ranks, r.tessera, kAnchor, r.anchor));
+    out.push_back(Record::count("halo", r.name, ranks, "face_bytes", r.face_bytes));
   }
-  out << "]\n";
-  if (!out) abort_job("writing " + path + " failed");
+  return out;
 }
 
 }  // namespace
@@ -523,14 +481,15 @@ int main(int argc, char** argv) {
   add(3, sizes_3d, nonperiodic_3d);
   std::erase_if(cases, [&](const Case& c) { return c.name().find(filter) == std::string::npos; });
 
+  const auto table = make_table(world.rank() == 0);
   if (world.rank() == 0)
-    std::printf(
-        "halo exchange, %d ranks, grid %dx1[x1]; microseconds per exchange, max over ranks\n%-30s %11s %11s "
-        "%11s %11s %11s %7s\n",
-        world.size(), world.size(), "case", "face bytes", "tessera med", "tessera min", "anchor med", "anchor min",
-        "ratio");
+    std::printf("halo exchange, %d ranks, grid %dx1[x1]; microseconds per exchange, max over ranks\n", world.size(),
+                world.size());
+  table.print_header();
   std::vector<Result> results;
-  for (const Case& c : cases) results.push_back(c.dims == 2 ? run_case<2>(world, c, opt) : run_case<3>(world, c, opt));
-  if (!json.empty() && world.rank() == 0) write_json(json, results, world.size());
+  for (const Case& c : cases)
+    results.push_back(c.dims == 2 ? run_case<2>(world, c, opt, table) : run_case<3>(world, c, opt, table));
+  if (!json.empty() && world.rank() == 0)
+    tessera::bench::write_json(json, records_of(results, world.size()), "bench_halo");
   return 0;
 }

@@ -18,14 +18,14 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "support/bench_records.hpp"
+#include "support/bench_timing.hpp"
 #include "tessera/exchange/communicator.hpp"
 #include "tessera/exchange/mover.hpp"
 #include "tessera/plan/schedules.hpp"
@@ -54,39 +54,14 @@ using tessera::check_mpi;
 using tessera::index_t;
 using tessera::Point;
 using tessera::Schedule;
+using tessera::bench::max_over_ranks;
+using tessera::bench::summarize;
+using tessera::bench::Summary;
 
 constexpr const char* kAnchor = "mpi-pack-alltoallv";
 constexpr const char* kScalapack = "scalapack-pdgemr2d";
 
-[[noreturn]] void abort_job(const std::string& message) {
-  std::fprintf(stderr, "bench_redistribute: %s\n", message.c_str());
-  std::fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  std::abort();  // MPI_Abort does not return; this tells the compiler so
-}
-
-std::string number(double v, int digits = 9) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
-}
-
-struct Summary {
-  double median = 0, min = 0, max = 0;
-};
-
-Summary summarize(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  const double median = v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-  return {median, v.front(), v.back()};
-}
-
-/// Every rank's samples, replaced by the max over ranks of each repetition. Collective.
-void max_over_ranks(std::vector<double>& samples, MPI_Comm comm) {
-  check_mpi(MPI_Allreduce(MPI_IN_PLACE, samples.data(), static_cast<int>(samples.size()), MPI_DOUBLE, MPI_MAX, comm),
-            "MPI_Allreduce");
-}
+[[noreturn]] void abort_job(const std::string& message) { tessera::bench::abort_job("bench_redistribute", message); }
 
 /// One axis of a distribution as written by hand, independently of tessera's DimDistribution: an
 /// interval split (block, cut) by its g+1 boundaries, or ScaLAPACK's block-cyclic (cyclic: b = 1)
@@ -377,7 +352,8 @@ void check_layout(const tessera::StorageLayout<2>& layout, const HandDist& hand,
   }
 }
 
-Result run_case(const tessera::Communicator& world, const Case& c, const Options& opt) {
+Result run_case(const tessera::Communicator& world, const Case& c, const Options& opt,
+                const tessera::bench::Table& table) {
   const int rank = world.rank(), size = world.size();
   const index_t n = c.n;
   const auto from = tessera_dist(size, n, c.from_grid, c.from);
@@ -445,33 +421,23 @@ Result run_case(const tessera::Communicator& world, const Case& c, const Options
                    : array_bytes <= 8.0 * (1 << 20)  ? 100
                    : array_bytes <= 32.0 * (1 << 20) ? 50
                                                      : 20;
-  for (int i = 0; i < opt.warmup; ++i)
-    for (auto& f : impls) f();
-  const std::size_t k = impls.size();
-  std::vector<std::vector<double>> t(k, std::vector<double>(static_cast<std::size_t>(reps)));
-  for (int r = 0; r < reps; ++r)
-    for (std::size_t j = 0; j < k; ++j) {
-      const std::size_t which = (j + static_cast<std::size_t>(r)) % k;  // rotate who goes first
-      world.barrier();
-      const double t0 = MPI_Wtime();
-      impls[which]();
-      t[which][static_cast<std::size_t>(r)] = MPI_Wtime() - t0;
-    }
-  for (auto& v : t) max_over_ranks(v, world.raw());
+  const auto t = tessera::bench::time_alternating(world.raw(), impls, opt.warmup, reps);
 
-  Result res{c.name, summarize(t[0]), summarize(t[1]), std::nullopt, 0};
-  if (k > 2) res.scalapack = summarize(t[2]);
+  Result res{c.name, t[0], t[1], std::nullopt, 0};
+  if (t.size() > 2) res.scalapack = t[2];
   double off = anchor.bytes_off_rank();
   check_mpi(MPI_Allreduce(&off, &res.bytes_moved, 1, MPI_DOUBLE, MPI_SUM, world.raw()), "MPI_Allreduce");
-  if (rank == 0) {
-    std::printf("%-36s %12.0f %10.3f %10.3f %10.3f %10.3f %7.2f", res.name.c_str(), res.bytes_moved,
-                1e3 * res.tessera.median, 1e3 * res.tessera.min, 1e3 * res.anchor.median, 1e3 * res.anchor.min,
-                res.tessera.median / res.anchor.median);
-    if (res.scalapack)
-      std::printf("   pdgemr2d %.3f (min %.3f) ratio %.2f", 1e3 * res.scalapack->median, 1e3 * res.scalapack->min,
-                  res.tessera.median / res.scalapack->median);
-    std::printf("\n");
+  std::string suffix;
+  if (res.scalapack) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "   pdgemr2d %.3f (min %.3f) ratio %.2f", 1e3 * res.scalapack->median,
+                  1e3 * res.scalapack->min, res.tessera.median / res.scalapack->median);
+    suffix = buf;
   }
+  table.print_row(res.name,
+                  {res.bytes_moved, 1e3 * res.tessera.median, 1e3 * res.tessera.min, 1e3 * res.anchor.median,
+                   1e3 * res.anchor.min, res.tessera.median / res.anchor.median},
+                  suffix);
 
   if (opt.breakdown) {
     // tessera's start() (post receives, pack, send, local copies) and wait() (unpack as messages
@@ -518,30 +484,29 @@ Result run_case(const tessera::Communicator& world, const Case& c, const Options
   return res;
 }
 
-void write_json(const std::string& path, const std::vector<Result>& results, int ranks) {
-  std::ofstream out(path);
-  if (!out) abort_job("cannot write " + path);
-  out << "[\n";
-  const std::string common = "\"op\": \"redistribute\", \"ranks\": " + std::to_string(ranks);
-  bool first = true;
-  const auto record = [&](const Result& r, const char* anchor, const Summary& a) {
-    out << (first ? "" : ",\n") << "  {" << common << ", \"case\": \"" << r.name
-        << "\", \"metric\": \"median_s\", \"tessera\": " << number(r.tessera.median) << ", \"anchor\": \"" << anchor
-        << "\", \"anchor_value\": " << number(a.median) << ", \"ratio\": " << number(r.tessera.median / a.median)
-        << ", \"min\": " << number(r.tessera.min) << ", \"max\": " << number(r.tessera.max)
-        << ", \"anchor_min\": " << number(a.min) << ", \"anchor_max\": " << number(a.max) << "}";
-    first = false;
-  };
+/// Per case: the timing against each anchor that ran, and the bytes moved between ranks.
+std::vector<tessera::bench::Record> records_of(const std::vector<Result>& results, int ranks) {
+  using tessera::bench::Record;
+  std::vector<Record> out;
   for (const Result& r : results) {
-    record(r, kAnchor, r.anchor);
-    if (r.scalapack) record(r, kScalapack, *r.scalapack);
-    out << ",\n  {" << common << ", \"case\": \"" << r.name
-        << "\", \"metric\": \"bytes_moved\", \"tessera\": " << number(r.bytes_moved)
-        << ", \"anchor\": null, \"anchor_value\": null, \"ratio\": null, \"min\": " << number(r.bytes_moved)
-        << ", \"max\": " << number(r.bytes_moved) << "}";
+    out.push_back(Record::timing("redistribute", r.name, ranks, r.tessera, kAnchor, r.anchor));
+    if (r.scalapack) out.push_back(Record::timing("redistribute", r.name, ranks, r.tessera, kScalapack, *r.scalapack));
+    out.push_back(Record::count("redistribute", r.name, ranks, "bytes_moved", r.bytes_moved));
   }
-  out << "\n]\n";
-  if (!out) abort_job("writing " + path + " failed");
+  return out;
+}
+
+/// The table printed while the cases run (milliseconds, max over ranks).
+tessera::bench::Table make_table(bool enabled) {
+  return {enabled,
+          "case",
+          36,
+          {{"bytes moved", 12, 0},
+           {"tessera", 10, 3},
+           {"min", 10, 3},
+           {kAnchor, 10, 3},
+           {"min", 10, 3},
+           {"ratio", 7, 2}}};
 }
 
 std::vector<Case> make_cases(const std::vector<index_t>& sizes, index_t p) {
@@ -607,13 +572,14 @@ int main(int argc, char** argv) {
   Cblacs_gridinit(&opt.blacs_context, "Row", blacs_ranks, 1);
 #endif
 
+  const auto table = make_table(world.rank() == 0);
   if (world.rank() == 0)
-    std::printf("redistribution of n x n doubles, %d ranks; milliseconds per run, max over ranks\n"
-                "%-36s %12s %10s %10s %10s %10s %7s\n",
-                world.size(), "case", "bytes moved", "tessera", "min", kAnchor, "min", "ratio");
+    std::printf("redistribution of n x n doubles, %d ranks; milliseconds per run, max over ranks\n", world.size());
+  table.print_header();
   std::vector<Result> results;
-  for (const Case& c : cases) results.push_back(run_case(world, c, opt));
-  if (!json.empty() && world.rank() == 0) write_json(json, results, world.size());
+  for (const Case& c : cases) results.push_back(run_case(world, c, opt, table));
+  if (!json.empty() && world.rank() == 0)
+    tessera::bench::write_json(json, records_of(results, world.size()), "bench_redistribute");
 
 #ifdef TESSERA_BENCH_HAVE_SCALAPACK
   Cblacs_gridexit(opt.blacs_context);

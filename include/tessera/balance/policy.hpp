@@ -306,4 +306,30 @@ class HorizonPolicy final : public BalancePolicy {
   int pattern_since_ = 0;
 };
 
+/// A built-in policy by name, as command lines and configuration files spell it: `none`, `full`
+/// (static Δ = 1), `static-<Δ>` (e.g. static-0.3), `d3arc-adaptive`, `amortised-<K>` (pay back
+/// within K iterations), `horizon`. Throws `Error(invalid_argument)` naming the text otherwise.
+[[nodiscard]] inline std::shared_ptr<BalancePolicy> make_policy(const std::string& name) {
+  auto number_after = [&](std::size_t prefix) {
+    std::size_t used = 0;
+    double x = 0;
+    try {
+      x = std::stod(name.substr(prefix), &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || prefix + used != name.size())
+      fail_argument("make_policy", "name", name, "needs a number after the dash, e.g. static-0.3 or amortised-20");
+    return x;
+  };
+  if (name == "none") return std::make_shared<NoRebalancing>();
+  if (name == "full") return std::make_shared<StaticDelta>(1.0);
+  if (name == "d3arc-adaptive") return std::make_shared<D3arcAdaptiveDelta>();
+  if (name == "horizon") return std::make_shared<HorizonPolicy>();
+  if (name.rfind("static-", 0) == 0) return std::make_shared<StaticDelta>(number_after(7));
+  if (name.rfind("amortised-", 0) == 0) return std::make_shared<AmortisedDelta>(number_after(10));
+  fail_argument("make_policy", "name", name,
+                "is not a policy: none, full, static-<delta>, d3arc-adaptive, amortised-<K>, horizon");
+}
+
 }  // namespace tessera

@@ -180,6 +180,19 @@ TEST(Policies, HorizonGrowsWithTheAgeOfTheLoad) {
   EXPECT_EQ(horizon.pattern_age(205), 200);
 }
 
+TEST(Policies, ByName) {
+  EXPECT_EQ(make_policy("none")->name(), "none");
+  EXPECT_EQ(make_policy("full")->name(), "full");
+  EXPECT_EQ(make_policy("static-0.3")->name(), "static-0.3");
+  EXPECT_EQ(make_policy("d3arc-adaptive")->name(), "d3arc-adaptive");
+  EXPECT_EQ(make_policy("amortised-20")->name(), "amortised-20");
+  EXPECT_EQ(make_policy("horizon")->name(), "horizon");
+  EXPECT_THROW((void)make_policy("static-"), Error);
+  EXPECT_THROW((void)make_policy("static-0.3x"), Error);
+  EXPECT_THROW((void)make_policy("static-2"), Error);
+  EXPECT_THROW((void)make_policy("sometimes"), Error);
+}
+
 TEST(EmulatedLoad, ParsesAndFactors) {
   const auto load = EmulatedLoad::parse("1:2@10-20,2:3@15-30,1:1.5@18-19");
   EXPECT_EQ(load.factor(0, 12), 1.0);

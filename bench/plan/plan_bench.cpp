@@ -1,0 +1,138 @@
+// Plan and cache: what a schedule costs when it is built (a cache miss: plan the copies of one rank,
+// then compile them against its storage layouts) and when it is found in a ScheduleCache (every
+// later halo fill, redistribution or transpose of the same arrays). Both are timed through the
+// calls the array layer makes (halo_schedule, redistribution_schedule, section_move_schedule), so a
+// cache hit includes building the key.
+//
+// Plans need no communication, so one process answers for any rank of any machine: the cases at
+// P = 2 are the ones bench_halo, bench_redistribute and bench_transpose run; the simulated machines
+// of 1,024 ... 1,048,576 ranks (1024^2 points per rank, as bench_layout's) show that the plan of one
+// rank does not grow with P. bench_layout times the layout queries such a plan asks (owner, pieces,
+// owned sections), not the plan itself.
+//
+// Names are "plan/<case>/tessera" with no anchor (bench/run_all.py records anchor null). Issue 6
+// targets: cache hit <= 1 us, halo plan <= 100 us, redistribution plan of one rank of a simulated
+// 1,048,576-rank machine <= 1 ms.
+#include <benchmark/benchmark.h>
+
+#include <array>
+#include <memory>
+#include <string>
+
+#include "tessera/plan/schedule_cache.hpp"
+#include "tessera/plan/schedules.hpp"
+
+namespace {
+
+using tessera::Box;
+using tessera::Distribution;
+using tessera::index_t;
+using tessera::Point;
+using tessera::ProcGrid;
+
+constexpr index_t kPointsPerRankPerDim = 1024;  // simulated machines, as bench_layout
+
+/// n^N points, block along dimension 0 only, over `ranks` (the drivers' P x 1 grids).
+template <std::size_t N>
+Distribution<N> rows(int ranks, index_t n) {
+  Point<N> shape = Point<N>::filled(1);
+  shape[0] = ranks;
+  std::array<tessera::DimSpec, N> specs;
+  specs.fill(tessera::block());
+  return Distribution<N>(Box<N>::from_extents(Point<N>::filled(n)), ProcGrid<N>::with_shape(ranks, shape), specs);
+}
+
+/// A square grid of `ranks` (a power of 4) with 1024 x 1024 points per rank, every axis `spec`.
+Distribution<2> simulated(int ranks, const tessera::DimSpec& spec) {
+  const auto grid = ProcGrid<2>::automatic(ranks, Point<2>::filled(1));
+  const Point<2> extents{grid.extent(0) * kPointsPerRankPerDim, grid.extent(1) * kPointsPerRankPerDim};
+  return Distribution<2>(Box<2>::from_extents(extents), grid, {spec, spec});
+}
+
+/// Reports the messages (send and receive peers) of the schedule as a counter.
+void count_peers(benchmark::State& state, const tessera::Schedule& s) {
+  state.counters["peers"] = static_cast<double>(s.sends.size() + s.receives.size());
+}
+
+/// Times `make(cache)`: with a null cache every call builds; with a cache filled by one call
+/// first, every timed call is a hit.
+template <class Make>
+void schedule_bench(benchmark::State& state, bool hit, Make make) {
+  tessera::ScheduleCache cache;
+  tessera::ScheduleCache* use = hit ? &cache : nullptr;
+  const auto first = make(use);
+  for (auto _ : state) {
+    auto s = make(use);
+    benchmark::DoNotOptimize(s.get());
+  }
+  if (hit && cache.misses() != 1) state.SkipWithError("the cache missed after it was filled");
+  if (!hit) count_peers(state, *first);  // a property of the case: once is enough
+}
+
+template <std::size_t N>
+void halo(benchmark::State& state, Distribution<N> dist, int rank, bool hit) {
+  tessera::Periodicity<N> periodic{};
+  periodic.fill(true);
+  const auto g = tessera::ghosts<N>(1).faces_only().periodic_along(periodic);
+  schedule_bench(state, hit, [&](tessera::ScheduleCache* c) { return tessera::halo_schedule(dist, g, rank, c); });
+}
+
+void redistribute(benchmark::State& state, Distribution<2> from, Distribution<2> to, int rank, bool hit) {
+  const auto none = tessera::no_ghosts<2>();
+  schedule_bench(state, hit, [&](tessera::ScheduleCache* c) {
+    return tessera::redistribution_schedule(from, none, to, none, rank, c);
+  });
+}
+
+/// Axes 0 and 1 swapped (the transpose of bench_transpose): n^N rows to n^N rows.
+template <std::size_t N>
+void transpose(benchmark::State& state, int ranks, index_t n, bool hit) {
+  const auto src = rows<N>(ranks, n), dst = rows<N>(ranks, n);
+  auto perm = tessera::MotionPlan<N>::identity();
+  std::swap(perm[0], perm[1]);
+  const auto none = tessera::no_ghosts<N>();
+  schedule_bench(state, hit, [&](tessera::ScheduleCache* c) {
+    return tessera::section_move_schedule(src, none, src.domain(), dst, none, dst.domain(), perm, 0, c);
+  });
+}
+
+/// Registers "plan/<name>-build/tessera" and "plan/<name>-cache-hit/tessera".
+template <class F>
+void register_pair(const std::string& name, F bench) {
+  for (const bool hit : {false, true})
+    benchmark::RegisterBenchmark(("plan/" + name + (hit ? "-cache-hit" : "-build") + "/tessera").c_str(),
+                                 [bench, hit](benchmark::State& state) { bench(state, hit); })
+        ->Unit(benchmark::kMicrosecond);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // The drivers' cases (2 ranks, rank 0).
+  register_pair("halo-2d-5pt-w1-periodic-8192-P2",
+                [](benchmark::State& s, bool hit) { halo<2>(s, rows<2>(2, 8192), 0, hit); });
+  register_pair("halo-3d-7pt-w1-periodic-256-P2",
+                [](benchmark::State& s, bool hit) { halo<3>(s, rows<3>(2, 256), 0, hit); });
+  register_pair("redistribute-block-to-blockcyclic64-8192-P2", [](benchmark::State& s, bool hit) {
+    const auto from = rows<2>(2, 8192);
+    const Distribution<2> to(from.domain(), from.grid(), {tessera::block_cyclic(64), tessera::block_cyclic(64)});
+    redistribute(s, from, to, 0, hit);
+  });
+  register_pair("transpose-2d-8192-P2", [](benchmark::State& s, bool hit) { transpose<2>(s, 2, 8192, hit); });
+  register_pair("transpose-3d-swap01-256-P2", [](benchmark::State& s, bool hit) { transpose<3>(s, 2, 256, hit); });
+  // Simulated machines: one rank in the middle of the grid, whose plan involves all its neighbours.
+  for (const int ranks : {1024, 16384, 262144, 1048576}) {
+    const std::string p = "-P" + std::to_string(ranks);
+    const int rank = ranks / 3;
+    register_pair("halo-2d-5pt-w1-periodic" + p, [ranks, rank](benchmark::State& s, bool hit) {
+      halo<2>(s, simulated(ranks, tessera::block()), rank, hit);
+    });
+    register_pair("redistribute-block-to-blockcyclic64" + p, [ranks, rank](benchmark::State& s, bool hit) {
+      redistribute(s, simulated(ranks, tessera::block()), simulated(ranks, tessera::block_cyclic(64)), rank, hit);
+    });
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
