@@ -273,7 +273,7 @@ Mover::Mover(const Communicator& comm, std::shared_ptr<const Schedule> schedule,
                    c.bytes <= static_cast<std::size_t>(INT_MAX) && !(receiving && combine_ != nullptr);
       if (!c.in_place && !(receiving && combine_ != nullptr)) c.type = stretches_type(list[i].blocks);
       if (!c.in_place && c.type == MPI_DATATYPE_NULL) {
-        c.buffer.resize(padded(c.bytes));
+        c.buffer.allocate(padded(c.bytes));
         ++stats_.buffer_allocations;
       }
       channels.push_back(std::move(c));
@@ -281,8 +281,6 @@ Mover::Mover(const Communicator& comm, std::shared_ptr<const Schedule> schedule,
   };
   make(s.sends, sends_, false);
   make(s.receives, receives_, true);
-  staging_.resize(static_cast<std::size_t>(s.local_elements()) * element_size_);
-  if (!staging_.empty()) ++stats_.buffer_allocations;
   send_requests_.assign(sends_.size(), MPI_REQUEST_NULL);
   receive_requests_.assign(receives_.size(), MPI_REQUEST_NULL);
   unpacked_.assign(receives_.size(), 0);
@@ -407,6 +405,10 @@ void Mover::start(const void* src, void* dst) {
       copy_local_direct(s, s.local_src[k], s.local_dst[k], src_, dst_, element_size_, combine_);
     stats_.bytes_copied_locally += static_cast<std::uint64_t>(s.local_elements()) * element_size_;
   } else if (!s.local_src.empty()) {
+    if (staging_.empty()) {  // only movers whose copies may overlap ever need it
+      staging_.allocate(static_cast<std::size_t>(s.local_elements()) * element_size_);
+      ++stats_.buffer_allocations;
+    }
     pack(s, s.local_src.data(), s.local_src.data() + s.local_src.size(), src_, staging_.data(), element_size_);
     unpack_blocks(s, s.local_dst.data(), s.local_dst.data() + s.local_dst.size(), dst_, staging_.data(), element_size_,
                   combine_);

@@ -35,7 +35,25 @@ struct MoverStats {
   std::uint64_t messages_sent = 0;
   std::uint64_t bytes_sent = 0;
   std::uint64_t bytes_copied_locally = 0;
-  std::uint64_t buffer_allocations = 0;  ///< grows only when the mover is made
+  std::uint64_t buffer_allocations = 0;  ///< grows when the mover is made and at its first overlapping local copy
+};
+
+/// An uninitialised byte buffer: pack buffers are always written before they are read, so the
+/// zero-fill a std::vector would do is wasted work (it was 2x the message bytes per new mover).
+class RawBytes {
+ public:
+  void allocate(std::size_t n) {
+    data_ = std::make_unique_for_overwrite<std::byte[]>(n);
+    size_ = n;
+  }
+  [[nodiscard]] std::byte* data() noexcept { return data_.get(); }
+  [[nodiscard]] const std::byte* data() const noexcept { return data_.get(); }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+
+ private:
+  std::unique_ptr<std::byte[]> data_;
+  std::size_t size_ = 0;
 };
 
 class Mover {
@@ -77,7 +95,7 @@ class Mover {
     bool in_place = false;                  // contiguous: sent from / received into the array directly
     MPI_Datatype type = MPI_DATATYPE_NULL;  // a few long contiguous stretches: MPI walks them itself
     std::size_t peer_index = 0;             // index into schedule sends/receives
-    std::vector<std::byte> buffer;          // packed data otherwise (padded to the message unit)
+    RawBytes buffer;                        // packed data otherwise (padded to the message unit)
   };
 
   MPI_Datatype stretches_type(const std::vector<Block>& blocks) const;
@@ -92,7 +110,7 @@ class Mover {
   int tag_;
   MPI_Datatype unit_ = MPI_DATATYPE_NULL;  // 64-byte unit for messages over INT_MAX bytes
   std::vector<Channel> sends_, receives_;
-  std::vector<std::byte> staging_;  // local copies: all read, then all written
+  RawBytes staging_;  // overlapping local copies: all read, then all written (made on first use)
   std::vector<MPI_Request> send_requests_, receive_requests_;
   std::vector<char> unpacked_;
   std::size_t receives_left_ = 0;
