@@ -29,3 +29,5 @@
 #include "tessera/balance/policy.hpp"
 #include "tessera/balance/timing.hpp"
 #include "tessera/balance/weights.hpp"
+#include "tessera/io/checkpoint.hpp"
+#include "tessera/spec/spec.hpp"

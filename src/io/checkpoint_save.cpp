@@ -61,7 +61,7 @@ void write_root_attributes(hid_t file, const CheckpointRequest& r, const Attribu
   write_int64_attribute(file, kDomainLoAttribute, r.domain_lo);
   write_string_attribute(file, kDistributionAttribute, r.distribution);
   write_int64_attribute(file, kGridShapeAttribute, r.grid_shape);
-  write_int64_attribute(file, kRanksAttribute, {r.ranks});
+  write_user_attribute(file, kRanksAttribute, std::int64_t{r.ranks});  // a scalar
   for (const auto& [name, value] : attributes) write_user_attribute(file, name, value);
 }
 
@@ -132,7 +132,6 @@ void sync_folder_of(const std::string& path) {
 void rename_or_fail(const std::string& from, const std::string& to) {
   if (std::rename(from.c_str(), to.c_str()) != 0)
     fail(ErrorCode::io, kWhere, ": cannot rename '", from, "' to '", to, "': ", std::strerror(errno));
-  sync_folder_of(to);
 }
 
 /// Step 4, on rank 0: the XDMF sidecar, replaced atomically too. A domain XDMF cannot show (1-D,
@@ -153,6 +152,7 @@ void write_sidecar(const std::string& path, const std::string& temporary, const 
     out.flush();
     if (!out) fail(ErrorCode::io, kWhere, ": cannot write the XDMF sidecar '", staged, "': ", std::strerror(errno));
   }
+  // Not synced: a sidecar lost in a crash of the node is rewritten by the next save, and costs no data.
   rename_or_fail(staged, sidecar);
 }
 
@@ -172,7 +172,9 @@ void save_checkpoint(const std::string& path, const Attributes& attributes, cons
     write_file(path, temporary, attributes, request);
     abort_if_requested(comm, "before_rename", path);
     collective_step(comm, kWhere, [&] {
-      if (root) rename_or_fail(temporary, path);
+      if (!root) return;
+      rename_or_fail(temporary, path);
+      sync_folder_of(path);
     });
   } catch (const Error&) {
     // Every rank is here (collective_step throws everywhere alike) and the file is closed.

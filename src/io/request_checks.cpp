@@ -3,6 +3,7 @@
 #include <iomanip>
 #include <set>
 #include <sstream>
+#include <type_traits>
 #include <variant>
 #include <vector>
 

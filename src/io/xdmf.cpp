@@ -54,8 +54,15 @@ std::optional<std::string> xdmf_text(const std::string& h5_name, const Checkpoin
   const std::size_t n = request.domain_extents.size();
   if (n != 2 && n != 3) return std::nullopt;
   // XDMF lists dimensions, origin and spacing slowest axis first (z y x), which is the dataset's
-  // row-major order: dimension 0 of the array is XDMF's z (3-D) or y (2-D).
+  // row-major order: dimension 0 of the array is XDMF's z (3-D) or y (2-D). A 2-D array is shown as
+  // a 3-D grid one point thick: ParaView's XDMF reader puts a 2DCoRectMesh in the YZ plane, which
+  // its default camera sees edge-on; "1 ny nx" puts it in the XY plane (x = dimension 1).
   std::ostringstream dims, origin, spacing;
+  if (n == 2) {
+    dims << "1 ";
+    origin << "0 ";
+    spacing << "1 ";
+  }
   for (std::size_t d = 0; d < n; ++d) {
     dims << (d ? " " : "") << request.domain_extents[d];
     origin << (d ? " " : "") << request.domain_lo[d];
@@ -68,11 +75,11 @@ std::optional<std::string> xdmf_text(const std::string& h5_name, const Checkpoin
     std::visit([&](const auto& v) { x << "      <Time Value=\"" << std::setprecision(17) << v << "\"/>\n"; },
                t->second);
   }
-  x << "      <Topology TopologyType=\"" << n << "DCoRectMesh\" Dimensions=\"" << dims.str() << "\"/>\n"
-    << "      <Geometry GeometryType=\"" << (n == 3 ? "ORIGIN_DXDYDZ" : "ORIGIN_DXDY") << "\">\n"
-    << "        <DataItem Name=\"Origin\" Dimensions=\"" << n << "\" NumberType=\"Float\" Precision=\"8\" "
+  x << "      <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << dims.str() << "\"/>\n"
+    << "      <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
+    << "        <DataItem Name=\"Origin\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
     << "Format=\"XML\">" << origin.str() << "</DataItem>\n"
-    << "        <DataItem Name=\"Spacing\" Dimensions=\"" << n << "\" NumberType=\"Float\" Precision=\"8\" "
+    << "        <DataItem Name=\"Spacing\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
     << "Format=\"XML\">" << spacing.str() << "</DataItem>\n"
     << "      </Geometry>\n";
   for (const ArraySelection& a : request.arrays) {

@@ -1,6 +1,7 @@
 #pragma once
 // The XDMF sidecar of a checkpoint: a small XML file through which ParaView and VisIt open the
-// HDF5 datasets as point data on a structured grid (XDMF 2, CoRectMesh: origin and unit spacing).
+// HDF5 datasets as point data on a structured grid (XDMF 2, 3DCoRectMesh: origin and unit
+// spacing; a 2-D array as a grid one point thick in the XY plane).
 #include <optional>
 #include <string>
 

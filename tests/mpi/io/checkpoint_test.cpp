@@ -7,6 +7,8 @@
 #include <hdf5.h>
 #include <mpi.h>
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -341,6 +343,14 @@ TEST(Checkpoint, BadArgumentsAreTheSameErrorOnEveryRank) {
     expect_same_error_everywhere(comm.raw(),
                                  [&] { io::save(path, {}, io::named(comm.rank() == 1 ? "odd" : "a", a)); },
                                  ErrorCode::mismatch, "rank 1 passed another path, other dataset names");
+  // The crash hook's variable is checked too: a typo must not silently disable a crash test.
+  setenv("TESSERA_TEST_ABORT_IN_SAVE", "after_dat", 1);
+  expect_same_error_everywhere(comm.raw(), [&] { io::save(path, {}, io::named("a", a)); }, invalid,
+                               "argument 'TESSERA_TEST_ABORT_IN_SAVE' = after_dat must be after_create");
+  setenv("TESSERA_TEST_ABORT_IN_SAVE", "after_data:99", 1);
+  expect_same_error_everywhere(comm.raw(), [&] { io::save(path, {}, io::named("a", a)); }, invalid,
+                               "= after_data:99 must be");
+  unsetenv("TESSERA_TEST_ABORT_IN_SAVE");
   EXPECT_TRUE(dir.files_containing(".tmp-").empty());
   EXPECT_TRUE(dir.files_containing("args.h5").empty());
 }
@@ -417,8 +427,9 @@ TEST(Checkpoint, XdmfSidecarDescribesTwoAndThreeDimensionalGrids) {
   EXPECT_EQ(x3.find("<Attribute Name=\"psi\""), std::string::npos) << "complex data is not XDMF" << x3;
   EXPECT_NE(x3.find("<!-- dataset 'psi' (complex128)"), std::string::npos) << x3;
   const std::string x2 = read_text(dir.file("grid2.h5.xmf"));
-  EXPECT_NE(x2.find("TopologyType=\"2DCoRectMesh\" Dimensions=\"3 5\""), std::string::npos) << x2;
-  EXPECT_NE(x2.find("GeometryType=\"ORIGIN_DXDY\""), std::string::npos) << x2;
+  // 2-D: a 3-D grid one point thick, so that ParaView shows it in the XY plane.
+  EXPECT_NE(x2.find("TopologyType=\"3DCoRectMesh\" Dimensions=\"1 3 5\""), std::string::npos) << x2;
+  EXPECT_NE(x2.find("DataItem Dimensions=\"1 3 5\" NumberType=\"Float\" Precision=\"4\""), std::string::npos) << x2;
   EXPECT_NE(x2.find("Precision=\"4\" Format=\"HDF\">grid2.h5:/t<"), std::string::npos) << x2;
   EXPECT_FALSE(std::filesystem::exists(flat + ".xmf")) << "a 1-D checkpoint must not keep a stale sidecar";
 }
