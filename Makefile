@@ -6,7 +6,7 @@ BUILD  := build/$(PRESET)
 JOBS   ?= $(shell nproc)
 RANKS  ?= 4
 
-.PHONY: all deps build test demo bench check-asan fuzz clean
+.PHONY: all deps build test demo bench check-asan fuzz docs clean soak
 
 all: build
 
@@ -39,6 +39,22 @@ bench: deps
 	cmake --build --preset $(PRESET) -j $(JOBS)
 	python3 bench/run_all.py --build $(BUILD) --out bench-results
 
+## make soak: the long randomised soak test (tests/soak/soak.cpp): SOAK_OPS random operations on
+## each rank count of SOAK_RANKS (seed SOAK_SEED + ranks), every one checked against a serial
+## shadow; checked mode on (SOAK_CHECKED=0 turns it off). Each run ends with the line
+## "soak: N operations, M elements checked, K mismatches" and fails if K > 0 or anything threw.
+## `make test` runs short versions (soak.short.np*).
+SOAK_OPS     ?= 50000
+SOAK_RANKS   ?= 1 2 3 4 5 6
+SOAK_SEED    ?= 1
+SOAK_CHECKED ?= 1
+soak: build
+	@for n in $(SOAK_RANKS); do \
+	  echo "soak: $$n ranks"; \
+	  TESSERA_CHECKED=$(SOAK_CHECKED) timeout 600 scripts/mpirun.sh $$n $(BUILD)/tests/soak/tessera_soak \
+	    --ops $(SOAK_OPS) --seed $$(( $(SOAK_SEED) + $$n )) || exit 1; \
+	done
+
 ## make check-asan: the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer
 check-asan:
 	$(MAKE) test PRESET=asan
@@ -55,6 +71,14 @@ fuzz:
 	mkdir -p build/fuzz/corpus/spec build/fuzz/findings
 	build/fuzz/fuzz/tessera_fuzz_spec -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	  -dict=fuzz/spec.dict -artifact_prefix=build/fuzz/findings/ build/fuzz/corpus/spec fuzz/corpus/spec
+
+## make docs: the API reference of the public headers (Doxygen), in build/docs/html/index.html.
+## Doxygen's warnings about the comments go to build/docs/warnings.log.
+docs:
+	@scripts/install-deps.sh docs
+	mkdir -p build/docs
+	doxygen docs/Doxyfile
+	@echo "API reference: build/docs/html/index.html ($$(wc -l < build/docs/warnings.log) warnings in build/docs/warnings.log)"
 
 clean:
 	rm -rf build

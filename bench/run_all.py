@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Runs every benchmark driver and writes bench-results/latest.json (format: DESIGN.md,
-"Machine-readable results"), a timestamped copy, and latest.md, a short markdown table.
+"Machine-readable results"), a timestamped copy, latest.md, a short markdown table, and
+ratios.svg, the plot of every ratio against its anchor (bench/ratio_plot.py), which latest.md shows.
+`--plot-from FILE` redraws latest.md and ratios.svg from an earlier results file without running
+anything.
 
 Google Benchmark drivers name each benchmark "op/case/impl"; impl is "tessera" or
 "anchor=<name>". Each (op, case) with both becomes one record whose ratio is tessera / anchor
@@ -19,12 +22,15 @@ import subprocess
 import sys
 import tempfile
 
+from ratio_plot import write_ratio_svg
+
 MICRO_DRIVERS = ["bench_geometry", "bench_layout", "bench_plan"]
 # (executable, ranks, extra arguments). Two ranks: one per core here (ANCHORS.md: with more ranks
 # than cores, ranks yield when idle and medians spread 1.5-1.8x over minima). bench_transpose is
 # built only where FFTW-MPI was found at configure time; a driver that was not built is skipped.
 MPI_DRIVERS = [("bench_halo", 2, []), ("bench_redistribute", 2, []), ("bench_transpose", 2, []),
-               ("bench_gather", 2, []), ("bench_balance", 4, [])]
+               ("bench_gather", 2, []), ("bench_balance", 4, []),
+               ("bench_checkpoint", 2, []), ("bench_checked", 2, [])]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -143,7 +149,18 @@ def main():
     parser.add_argument("--build", default="build/release", help="CMake build folder")
     parser.add_argument("--out", default="bench-results", help="folder for the results")
     parser.add_argument("--repetitions", type=int, default=7)
+    parser.add_argument("--plot-from", metavar="FILE",
+                        help="write latest.md and ratios.svg from this results file; run nothing")
     args = parser.parse_args()
+
+    if args.plot_from:
+        try:
+            with open(args.plot_from) as f:
+                records = json.load(f)["records"]
+        except (OSError, ValueError, KeyError) as e:
+            parser.error(f"--plot-from: cannot read records from {args.plot_from}: {e}")
+        print(write_report(args.out, records))
+        return
 
     records = []
     for driver in MICRO_DRIVERS:
@@ -168,10 +185,18 @@ def main():
     for name in ("latest.json", f"{stamp}.json"):
         with open(os.path.join(args.out, name), "w") as f:
             json.dump(result, f, indent=2)
+    print(write_report(args.out, records))
+
+
+def write_report(out, records):
+    """Writes latest.md (the table, then the plot) and ratios.svg into `out`; returns the table."""
+    os.makedirs(out, exist_ok=True)
     table = markdown(records)
-    with open(os.path.join(args.out, "latest.md"), "w") as f:
-        f.write(table)
-    print(table)
+    write_ratio_svg(records, os.path.join(out, "ratios.svg"))
+    with open(os.path.join(out, "latest.md"), "w") as f:
+        f.write(table + "\n![tessera time / anchor time for every record with an anchor](ratios.svg)\n")
+    print(f"bench: wrote {os.path.join(out, 'latest.md')} and {os.path.join(out, 'ratios.svg')}", file=sys.stderr)
+    return table
 
 
 if __name__ == "__main__":

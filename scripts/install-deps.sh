@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
 # Installs the Debian packages tessera needs that are not installed yet; does nothing when all are.
-# Usage: scripts/install-deps.sh [core|bench|fuzz|all]   (default: core = build, test and demo)
+# Usage: scripts/install-deps.sh [core|bench|fuzz|docs|all]   (default: core = build, test and demo)
 set -euo pipefail
 
-core=(build-essential cmake make pkg-config python3
+core=(build-essential cmake make pkg-config python3 valgrind
       openmpi-bin libopenmpi-dev
       libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev libcli11-dev libfftw3-dev
-      libhdf5-openmpi-dev)
+      libhdf5-openmpi-dev
+      librsvg2-bin)  # rsvg-convert: the tests render the SVG pictures to PNG and check them
 bench=(petsc-dev libglobalarrays-dev libarmci-mpi-dev libscalapack-openmpi-dev libfftw3-mpi-dev)
 # make fuzz: clang and its libFuzzer runtime (libclang_rt.fuzzer), which clang alone does not pull in.
 fuzz=(clang libclang-rt-14-dev)
+# make docs: the API reference.
+docs=(doxygen)
 
 case "${1:-core}" in
   core) wanted=("${core[@]}") ;;
   bench) wanted=("${core[@]}" "${bench[@]}") ;;
   fuzz) wanted=("${core[@]}" "${fuzz[@]}") ;;
-  all) wanted=("${core[@]}" "${bench[@]}" "${fuzz[@]}") ;;
-  *) echo "install-deps: unknown package set '$1' (core, bench, fuzz or all)" >&2; exit 2 ;;
+  docs) wanted=("${docs[@]}") ;;
+  all) wanted=("${core[@]}" "${bench[@]}" "${fuzz[@]}" "${docs[@]}") ;;
+  *) echo "install-deps: unknown package set '$1' (core, bench, fuzz, docs or all)" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -32,6 +32,7 @@ struct Problem {
 
 /// One iteration as rank 0 records it (figures that are per rank are the largest over ranks).
 struct IterationRecord {
+  double wall = 0;           // the iteration as rank 0's clock saw it (what the run is made of)
   double compute = 0;        // sweeps + emulated slowdown, slowest rank
   double exchange = 0;       // ghost updates, slowest rank
   double coordination = 0;   // balancer: gather + decide + plan
@@ -98,6 +99,7 @@ RunResult run(const tessera::Communicator& comm, const Problem& pb, const std::s
   out.iterations.resize(compute.size());
   comm.barrier();
   const double started = MPI_Wtime();
+  double iteration_started = started;
   for (int it = 0; it < pb.iterations; ++it) {
     double sweep = 0, ghosts_s = 0;
     for (int color = 0; color < 2; ++color) {
@@ -127,6 +129,9 @@ RunResult run(const tessera::Communicator& comm, const Problem& pb, const std::s
       out.bytes_moved += step.bytes;
       ++out.migrations;
     }
+    const double now = MPI_Wtime();
+    r.wall = now - iteration_started;
+    iteration_started = now;
     if (rank == 0) progress(it);
   }
   comm.barrier();

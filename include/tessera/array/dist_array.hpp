@@ -14,7 +14,7 @@
 ///   std::vector<double> all = u.gather_to(0);  // Collective: row-major global array on rank 0
 /// \endcode
 /// Every function marked "Collective:" must be called by all ranks of the domain's communicator in
-/// the same order.
+/// the same order; in checked mode each first verifies that they did (docs/checked-mode.md).
 
 #include <mpi.h>
 
@@ -100,6 +100,7 @@ class DistArray final : private detail::DomainMember<N> {
   static_assert(std::is_trivially_copyable_v<T>, "DistArray<T, N>: T must be trivially copyable");
 
  public:
+  /// The element type.
   using value_type = T;
 
   /// An array over `domain` with ghost layers `ghosts`, every element (ghosts too)
@@ -160,6 +161,14 @@ class DistArray final : private detail::DomainMember<N> {
 
   /// Elements allocated on this rank, spare rows included (>= `layout().size()`).
   [[nodiscard]] std::size_t capacity() const noexcept { return data_.size(); }
+  /// A stable hash of what tells this array apart alike on every rank: its place among the arrays
+  /// of its domain, the distribution, the ghost spec and the element size (not the values). What
+  /// checked mode compares across ranks (exchange/collective_check.hpp).
+  [[nodiscard]] std::uint64_t collective_identity() const noexcept {
+    const Domain<N>& dom = domain_;
+    std::uint64_t h = hash_combine(dom.member_index(this), dom.distribution().hash());
+    return hash_combine(hash_combine(h, ghosts_.hash()), sizeof(T));
+  }
   /// How many times a migration (`Domain::migrate`) had to allocate new storage for this array on
   /// this rank because the new part did not fit in the spare rows of the old buffer.
   [[nodiscard]] std::uint64_t reallocations() const noexcept { return reallocations_; }
@@ -218,6 +227,7 @@ class DistArray final : private detail::DomainMember<N> {
   /// wrapping around periodic dimensions). The schedule is built once per distribution and cached
   /// in the domain; after the first call nothing allocates.
   void update_ghosts() {
+    const auto checked = check_call("DistArray::update_ghosts");
     begin_update_ghosts();
     end_update_ghosts();
   }
@@ -225,6 +235,7 @@ class DistArray final : private detail::DomainMember<N> {
   /// and written before `end_update_ghosts`, except those other ranks' ghosts mirror must not be
   /// written; ghosts must not be touched.
   void begin_update_ghosts() {
+    const auto checked = check_call("DistArray::begin_update_ghosts");
     if (halo_ && halo_->in_flight())
       fail(ErrorCode::invalid_argument, "DistArray::begin_update_ghosts: a ghost update is already in flight");
     if (!halo_) {
@@ -236,6 +247,7 @@ class DistArray final : private detail::DomainMember<N> {
   }
   /// Collective: completes the update `begin_update_ghosts` started.
   void end_update_ghosts() {
+    const auto checked = check_call("DistArray::end_update_ghosts");
     if (!halo_ || !halo_->in_flight())
       fail(ErrorCode::invalid_argument, "DistArray::end_update_ghosts: no ghost update is in flight");
     halo_->wait();
@@ -247,6 +259,7 @@ class DistArray final : private detail::DomainMember<N> {
   /// the element it mirrors (e.g. particle deposits summed into their owners). Ghosts keep their
   /// values. Throws `Error(invalid_argument)` if T does not support `op`.
   void accumulate_ghosts(CombineOp op = CombineOp::add) {
+    const auto checked = check_call("DistArray::accumulate_ghosts", op);
     if (ghost_update_in_flight())
       fail(ErrorCode::invalid_argument, "DistArray::accumulate_ghosts: a ghost update is in flight");
     if (!accumulate_ || accumulate_op_ != op) {
@@ -268,6 +281,7 @@ class DistArray final : private detail::DomainMember<N> {
   /// on root does not hold exactly the box's volume.
   void scatter_from(int root, std::span<const T> global_row_major) {
     constexpr const char* where = "DistArray::scatter_from";
+    const auto checked = check_call(where, root);
     const Domain<N>& dom = domain_;
     check_root(where, root);
     std::int64_t given = static_cast<std::int64_t>(global_row_major.size());
@@ -287,6 +301,7 @@ class DistArray final : private detail::DomainMember<N> {
   /// Collective: the whole array in row-major order of the domain box on `root`; an empty vector
   /// elsewhere. Throws `Error(invalid_argument)` on every rank if `root` is not a rank.
   [[nodiscard]] std::vector<T> gather_to(int root) const {
+    const auto checked = check_call("DistArray::gather_to", root);
     const Domain<N>& dom = domain_;
     check_root("DistArray::gather_to", root);
     std::vector<T> out(dom.rank() == root ? static_cast<std::size_t>(volume(dom.box())) : 0);
@@ -299,6 +314,7 @@ class DistArray final : private detail::DomainMember<N> {
 
   /// Collective: the whole array in row-major order of the domain box, on every rank.
   [[nodiscard]] std::vector<T> gather_to_all() const {
+    const auto checked = check_call("DistArray::gather_to_all");
     const Domain<N>& dom = domain_;
     std::vector<T> out = gather_to(0);
     out.resize(static_cast<std::size_t>(volume(dom.box())));
@@ -314,6 +330,7 @@ class DistArray final : private detail::DomainMember<N> {
   /// identity; the result may differ in rounding between distributions, never between ranks.
   template <class Op>
   [[nodiscard]] T reduce(const T& identity, Op op) const {
+    const auto checked = check_call("DistArray::reduce");
     T partial = identity;
     for_each_owned([&](const Point<N>&, const T& x) { partial = op(partial, x); });
     const std::vector<T> all = allgather_value(partial);
@@ -322,17 +339,28 @@ class DistArray final : private detail::DomainMember<N> {
     return result;
   }
   /// Collective: the sum of every element (see `reduce`).
-  [[nodiscard]] T sum() const { return reduce(T{}, std::plus<>{}); }
+  [[nodiscard]] T sum() const {
+    const auto checked = check_call("DistArray::sum");
+    return reduce(T{}, std::plus<>{});
+  }
   /// Collective: the smallest element. Throws `Error(invalid_argument)` for an empty domain.
-  [[nodiscard]] T min() const { return min_loc().value; }
+  [[nodiscard]] T min() const {
+    const auto checked = check_call("DistArray::min");
+    return min_loc().value;
+  }
   /// Collective: the largest element. Throws `Error(invalid_argument)` for an empty domain.
-  [[nodiscard]] T max() const { return max_loc().value; }
+  [[nodiscard]] T max() const {
+    const auto checked = check_call("DistArray::max");
+    return max_loc().value;
+  }
   /// Collective: the smallest element and the lexicographically smallest point holding it.
   [[nodiscard]] ValueAt<T, N> min_loc() const {
+    const auto checked = check_call("DistArray::min_loc");
     return extreme_loc("DistArray::min_loc", [](const T& a, const T& b) { return a < b; });
   }
   /// Collective: the largest element and the lexicographically smallest point holding it.
   [[nodiscard]] ValueAt<T, N> max_loc() const {
+    const auto checked = check_call("DistArray::max_loc");
     return extreme_loc("DistArray::max_loc", [](const T& a, const T& b) { return b < a; });
   }
 
@@ -346,6 +374,7 @@ class DistArray final : private detail::DomainMember<N> {
   /// slice (an all-to-all of the output size), then the folded slices are gathered everywhere.
   template <class Op>
   [[nodiscard]] std::vector<T> reduce_along(std::size_t axis, const T& identity, Op op) const {
+    const auto checked = check_call("DistArray::reduce_along", axis);
     const Domain<N>& dom = domain_;
     if (axis >= N) fail_argument("DistArray::reduce_along", "axis", axis, detail::concat("must be < ", N));
     const Box<N>& box = dom.box();
@@ -418,6 +447,14 @@ class DistArray final : private detail::DomainMember<N> {
   }
 
   // --- helpers -----------------------------------------------------------------------------------
+
+  // Checked mode (exchange/collective_check.hpp): the operation, which array of the domain this is,
+  // its distribution, ghosts and element size, and `args` must be the same on every rank.
+  template <class... Args>
+  [[nodiscard]] detail::CollectiveScope check_call(const char* operation, const Args&... args) const {
+    return detail::check_collective(domain_.comm(), operation, collective_identity(), args...);
+  }
+
   [[nodiscard]] const void* buffer() const noexcept {
     return data_.empty() ? static_cast<const void*>(detail::empty_storage)
                          : static_cast<const void*>(data_.data() + origin_);

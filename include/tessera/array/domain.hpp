@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "tessera/core/error.hpp"
+#include "tessera/exchange/collective_check.hpp"
 #include "tessera/exchange/communicator.hpp"
 #include "tessera/exchange/mover.hpp"
 #include "tessera/layout/distribution.hpp"
@@ -149,6 +150,7 @@ class Domain {
   /// a cyclic dimension) or an array has a ghost update in flight.
   void redistribute(const Distribution<N>& to, Redistribution mode = Redistribution::preserve) {
     constexpr const char* where = "Domain::redistribute";
+    const auto checked = detail::check_collective(comm(), where, to, mode);
     State& s = *state_;
     const Communicator& comm = *s.comm;
     if (mode != Redistribution::preserve && mode != Redistribution::destructive)
@@ -215,6 +217,7 @@ class Domain {
   /// update in flight.
   double migrate(const Distribution<N>& to) {
     constexpr const char* where = "Domain::migrate";
+    const auto checked = detail::check_collective(comm(), where, to);
     State& s = *state_;
     const Communicator& comm = *s.comm;
     if (to.domain() != s.dist.domain())
@@ -290,6 +293,7 @@ class Domain {
                     "must be a finite number >= 0");
     state_->spare_fraction = fraction_of_even_share;
   }
+  /// The fraction set by set_spare_rows.
   [[nodiscard]] double spare_rows_fraction() const noexcept { return state_->spare_fraction; }
 
  private:
@@ -307,6 +311,12 @@ class Domain {
   };
 
   void attach(detail::DomainMember<N>* a) const { state_->arrays.push_back(a); }
+  // Position of an array among the domain's arrays (the same on every rank): checked mode tells
+  // two arrays of equal shape apart by it.
+  [[nodiscard]] std::size_t member_index(const detail::DomainMember<N>* a) const noexcept {
+    const auto& v = state_->arrays;
+    return static_cast<std::size_t>(std::find(v.begin(), v.end(), a) - v.begin());
+  }
 
   index_t spare_rows_for(const Distribution<N>& to, const detail::DomainMember<N>& a) const {
     if (state_->spare_fraction == 0) return 0;

@@ -37,6 +37,7 @@
 #include "tessera/array/dist_array.hpp"
 #include "tessera/array/domain.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/exchange/collective_check.hpp"
 #include "tessera/exchange/communicator.hpp"
 #include "tessera/exchange/mover.hpp"
 #include "tessera/plan/combine_op.hpp"
@@ -193,6 +194,8 @@ template <class T, std::size_t N>
   requires(N >= 1)
 void copy(const DistArray<T, N>& src, DistArray<T, N>& dst) {
   constexpr const char* where = "copy";
+  const auto checked =
+      detail::check_collective(src.domain().comm(), where, src.collective_identity(), dst.collective_identity());
   detail::remap::check_same_comm(where, "dst", src.domain(), dst.domain());
   if (src.domain().box() != dst.domain().box())
     fail_argument(where, "dst", dst.domain().box(),
@@ -211,6 +214,8 @@ template <class T, std::size_t N>
   requires(N >= 1)
 void copy_section(const DistArray<T, N>& src, const Box<N>& src_box, DistArray<T, N>& dst, const Point<N>& dst_lo) {
   constexpr const char* where = "copy_section";
+  const auto checked = detail::check_collective(src.domain().comm(), where, src.collective_identity(), src_box,
+                                                dst.collective_identity(), dst_lo);
   detail::remap::check_same_comm(where, "dst", src.domain(), dst.domain());
   detail::remap::check_well_formed(where, "src_box", src_box);
   if (src_box.empty()) return;
@@ -235,6 +240,8 @@ template <class T, std::size_t N>
   requires(N >= 1)
 void transpose(const DistArray<T, N>& src, DistArray<T, N>& dst, const std::array<int, N>& perm) {
   constexpr const char* where = "transpose";
+  const auto checked =
+      detail::check_collective(src.domain().comm(), where, src.collective_identity(), dst.collective_identity(), perm);
   detail::remap::check_same_comm(where, "dst", src.domain(), dst.domain());
   std::array<bool, N> seen{};
   for (std::size_t d = 0; d < N; ++d) {
@@ -270,6 +277,8 @@ template <class T, std::size_t N, std::size_t M>
   requires(N >= 1 && M >= 1)
 void gather(const DistArray<T, N>& src, const DistArray<Point<N>, M>& index, DistArray<T, M>& dst) {
   constexpr const char* where = "gather";
+  const auto checked = detail::check_collective(src.domain().comm(), where, src.collective_identity(),
+                                                index.collective_identity(), dst.collective_identity());
   detail::remap::check_same_comm(where, "index", src.domain(), index.domain());
   detail::remap::check_same_comm(where, "dst", src.domain(), dst.domain());
   if (!(index.distribution() == dst.distribution()))
@@ -311,6 +320,8 @@ template <class T, std::size_t N, std::size_t M>
 void scatter(const DistArray<T, M>& values, const DistArray<Point<N>, M>& index, DistArray<T, N>& dst,
              CombineOp op = CombineOp::replace) {
   constexpr const char* where = "scatter";
+  const auto checked = detail::check_collective(dst.domain().comm(), where, values.collective_identity(),
+                                                index.collective_identity(), dst.collective_identity(), op);
   detail::remap::check_same_comm(where, "index", dst.domain(), index.domain());
   detail::remap::check_same_comm(where, "values", dst.domain(), values.domain());
   if (!(index.distribution() == values.distribution()))

@@ -29,14 +29,17 @@
 #include "tessera/balance/policy.hpp"
 #include "tessera/balance/timing.hpp"
 #include "tessera/balance/weights.hpp"
+#include "tessera/exchange/collective_check.hpp"
 
 namespace tessera {
 
 /// How measured times become weights (see weights.hpp).
 enum class WeightRule { throughput, inverse_time, d3arc };
 
+/// How a Balancer measures and decides.
 struct BalancerOptions {
   int interval = 5;                           ///< iterations between remap points
+  /// How measured times become weights.
   WeightRule weights = WeightRule::throughput;
   double lb = 1.0, ub = 1.5;                  ///< bounds of the d3arc rule
 };
@@ -53,10 +56,12 @@ struct BalanceStep {
   index_t elements = 0;            ///< elements that changed owner
   std::int64_t blocks = 0;         ///< in logical blocks
   std::uint64_t bytes = 0;         ///< bytes moved, all arrays
+  /// Whether ranks were withdrawn or re-added at this step.
   bool processor_set_changed = false;
   int active_ranks = 0;            ///< ranks holding data after the step
 };
 
+/// Runs a BalancePolicy at remap points for every array of a domain (see the file comment).
 template <std::size_t N>
   requires(N >= 1)
 class Balancer {
@@ -83,6 +88,9 @@ class Balancer {
   BalanceStep step() { return step(timer_.take()); }
   /// Collective, once per iteration, with the caller's own figure for this rank.
   BalanceStep step(double seconds) {
+    // `seconds` differs between ranks by design; the iteration count and the layout must not.
+    const auto checked = detail::check_collective(domain_.comm(), "Balancer::step", iteration_, options_.interval,
+                                                  domain_.distribution());
     if (!(seconds >= 0) || !std::isfinite(seconds))
       fail_argument("Balancer::step", "seconds", seconds, "must be a finite number >= 0");
     BalanceStep out;
@@ -155,6 +163,8 @@ class Balancer {
   /// Throws `Error(invalid_argument)` on every rank for an empty list, a repeated or
   /// out-of-range rank.
   double set_active_ranks(std::vector<int> active_ranks) {
+    const auto checked =
+        detail::check_collective(domain_.comm(), "Balancer::set_active_ranks", active_ranks, domain_.distribution());
     const Distribution<N> dist = domain_.distribution();
     // Axes the balancer started with undistributed stay so (D3-ARC's rows stay rows).
     Point<N> fixed{};
@@ -182,9 +192,13 @@ class Balancer {
     return seconds;
   }
 
+  /// Every migration so far (what the cost models learn from).
   [[nodiscard]] const MigrationHistory& history() const noexcept { return history_; }
+  /// The policy deciding Δ.
   [[nodiscard]] BalancePolicy& policy() noexcept { return *policy_; }
+  /// The domain whose arrays are balanced.
   [[nodiscard]] const Domain<N>& domain() const noexcept { return domain_; }
+  /// Iterations stepped so far.
   [[nodiscard]] int iteration() const noexcept { return iteration_; }
 
  private:

@@ -23,13 +23,18 @@
 
 namespace tessera {
 
+/// Slowdowns of chosen ranks over chosen iterations, for experiments (see the file comment).
 class EmulatedLoad {
  public:
   /// Rank `rank` runs `factor` times slower in iterations [first, last).
   struct Period {
+    /// The rank slowed down.
     int rank = 0;
+    /// How many times slower its iterations are.
     double factor = 1;
+    /// First iteration of the period.
     int first = 0;
+    /// One past its last iteration.
     int last = 0;
   };
 
@@ -82,6 +87,7 @@ class EmulatedLoad {
     return extra;
   }
 
+  /// The periods, as given.
   [[nodiscard]] const std::vector<Period>& periods() const noexcept { return periods_; }
 
   friend std::ostream& operator<<(std::ostream& out, const EmulatedLoad& load) {

@@ -23,6 +23,7 @@
 
 #include "tessera/array/domain.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/exchange/collective_check.hpp"
 #include "tessera/layout/distribution.hpp"
 
 namespace tessera {
@@ -126,6 +127,7 @@ struct StepPlan {
   index_t elements = 0;          ///< elements that change owner (per array)
   index_t blocks = 0;            ///< the same in logical blocks (rounded up), D3-ARC's `nb`
   std::uint64_t bytes = 0;       ///< bytes that travel, every array of the domain together
+  /// True if some element changes owner.
   [[nodiscard]] bool moves_anything() const noexcept { return elements > 0; }
 };
 
@@ -157,6 +159,7 @@ template <std::size_t N>
 /// the domain's distribution is no longer the one the step was planned from.
 template <std::size_t N>
 double migrate(Domain<N>& domain, const StepPlan<N>& step) {
+  const auto checked = detail::check_collective(domain.comm(), "migrate", step.from, step.to);
   if (!(domain.distribution() == step.from))
     fail_argument("migrate", "step", step.to,
                   detail::concat("was planned from ", step.from, " but the domain is now distributed ",

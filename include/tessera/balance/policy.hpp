@@ -32,17 +32,23 @@ namespace tessera {
 
 /// One migration as it happened.
 struct MigrationRecord {
+  /// Iteration of the migration.
   int iteration = 0;
   double delta = 0;
+  /// Logical blocks moved (D3-ARC's `nb`).
   std::int64_t blocks = 0;
+  /// Bytes moved, every array together.
   std::uint64_t bytes = 0;
+  /// What the migration took (largest over the ranks).
   double seconds = 0;
 };
 
 /// Past migrations and the cost estimates built from them.
 class MigrationHistory {
  public:
+  /// Records a migration.
   void add(const MigrationRecord& r) { records_.push_back(r); }
+  /// Every migration recorded, oldest first.
   [[nodiscard]] const std::vector<MigrationRecord>& records() const noexcept { return records_; }
   [[nodiscard]] bool empty() const noexcept { return records_.empty(); }
 
@@ -134,7 +140,9 @@ struct BalanceView {
 class BalancePolicy {
  public:
   virtual ~BalancePolicy() = default;
+  /// The policy's name as the demo and the reports print it.
   [[nodiscard]] virtual std::string name() const = 0;
+  /// Δ in [0, 1] for this remap point (0: do not move), from what the view measured.
   [[nodiscard]] virtual double decide(const BalanceView& view) = 0;
   /// Told after each migration the balancer made on this policy's decision.
   virtual void observe(const MigrationRecord&) {}
@@ -159,6 +167,7 @@ inline void check_tolerance(const char* where, double tolerance) {
 /// A fixed Δ whenever the imbalance exceeds `tolerance` (0.05: the slowest rank 5 % above the mean).
 class StaticDelta final : public BalancePolicy {
  public:
+  /// Moves Δ = `delta` whenever the imbalance exceeds `tolerance`.
   explicit StaticDelta(double delta, double tolerance = 0.05) : delta_(delta), tolerance_(tolerance) {
     detail::check_fraction("StaticDelta", "delta", delta);
     detail::check_tolerance("StaticDelta", tolerance);
@@ -184,6 +193,7 @@ class StaticDelta final : public BalancePolicy {
 /// stayed within that budget Δ grows by half again (up to 1), otherwise it stays reduced.
 class D3arcAdaptiveDelta final : public BalancePolicy {
  public:
+  /// D3-ARC's cost feedback, starting at Δ = `initial`, never below `min_delta`.
   explicit D3arcAdaptiveDelta(double initial = 0.3, double tolerance = 0.05, double min_delta = 0.05)
       : delta_(initial), tolerance_(tolerance), min_delta_(min_delta) {
     detail::check_fraction("D3arcAdaptiveDelta", "initial", initial);
@@ -209,6 +219,7 @@ class D3arcAdaptiveDelta final : public BalancePolicy {
   void observe(const MigrationRecord& r) override {
     if (r.seconds <= budget_) delta_ = std::min(1.0, delta_ * 1.5);
   }
+  /// The Δ the cost feedback has reached.
   [[nodiscard]] double current_delta() const noexcept { return delta_; }
 
  private:
@@ -221,6 +232,7 @@ class D3arcAdaptiveDelta final : public BalancePolicy {
 /// history's linear fit (a prior of 1 ms + 1 ns/byte before any migration).
 class AmortisedDelta final : public BalancePolicy {
  public:
+  /// Moves Δ = `delta` when the move pays for itself within `payback_limit` iterations.
   explicit AmortisedDelta(double payback_limit = 20, double delta = 1.0, double tolerance = 0.05)
       : limit_(payback_limit), delta_(delta), tolerance_(tolerance) {
     if (!(payback_limit > 0)) fail_argument("AmortisedDelta", "payback_limit", payback_limit, "must be > 0");

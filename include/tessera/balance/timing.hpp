@@ -44,6 +44,7 @@ class SectionTimer {
   [[nodiscard]] double seconds() const noexcept { return seconds_; }
   /// The length of the last interval stop() ended.
   [[nodiscard]] double last() const noexcept { return last_; }
+  /// True between start() and stop().
   [[nodiscard]] bool running() const noexcept { return running_; }
   /// Returns the accumulated seconds and starts accumulating again from zero.
   double take() noexcept {
@@ -65,6 +66,7 @@ class SectionTimer {
    private:
     SectionTimer* timer_;
   };
+  /// Starts an interval that ends when the returned guard goes out of scope.
   [[nodiscard]] Scope measure() { return Scope(*this); }
 
  private:

@@ -28,8 +28,10 @@ enum class ErrorCode : int {
 /// The exception every tessera function throws for a failure it can name.
 class Error : public std::runtime_error {
  public:
+  /// An error of kind `code` with its message.
   Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
 
+  /// What kind of failure this is.
   [[nodiscard]] ErrorCode code() const noexcept { return code_; }
 
  private:

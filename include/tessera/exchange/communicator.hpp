@@ -35,7 +35,9 @@ class Communicator {
   /// Collective: a new, independent duplicate of the same group.
   [[nodiscard]] Communicator duplicate() const { return Communicator(comm_); }
 
+  /// This process's rank in the communicator.
   [[nodiscard]] int rank() const noexcept { return rank_; }
+  /// Number of ranks.
   [[nodiscard]] int size() const noexcept { return size_; }
   /// The duplicate, for calls tessera makes itself. Never free it.
   [[nodiscard]] MPI_Comm raw() const noexcept { return comm_; }
@@ -72,6 +74,7 @@ class Communicator {
 /// \endcode
 class Environment {
  public:
+  /// Initialises MPI (unless the program already did) and makes the world communicator.
   Environment(int& argc, char**& argv);
   /// For programs that initialised MPI themselves; tessera will not finalise it.
   Environment();
@@ -79,6 +82,7 @@ class Environment {
   Environment(const Environment&) = delete;
   Environment& operator=(const Environment&) = delete;
 
+  /// tessera's duplicate of MPI_COMM_WORLD.
   [[nodiscard]] const Communicator& world() const noexcept { return *world_; }
 
  private:

@@ -31,9 +31,13 @@ namespace tessera {
 
 /// Counters a benchmark or a test can read.
 struct MoverStats {
+  /// Times the schedule was run (start() calls).
   std::uint64_t executions = 0;
+  /// Messages sent, every execution together.
   std::uint64_t messages_sent = 0;
+  /// Bytes sent in those messages.
   std::uint64_t bytes_sent = 0;
+  /// Bytes copied within this rank.
   std::uint64_t bytes_copied_locally = 0;
   std::uint64_t buffer_allocations = 0;  ///< grows when the mover is made and at its first overlapping local copy
 };
@@ -56,6 +60,7 @@ class RawBytes {
   std::size_t size_ = 0;
 };
 
+/// Executes a compiled Schedule on concrete storage, as often as asked (see the file comment).
 class Mover {
  public:
   /// Binds `schedule` to elements of `element_size` bytes. `combine == nullptr` replaces
@@ -82,10 +87,14 @@ class Mover {
     start(src, dst);
     wait();
   }
+  /// True between start() and the wait() (or test()) that completes it.
   [[nodiscard]] bool in_flight() const noexcept { return in_flight_; }
 
+  /// The schedule this mover runs.
   [[nodiscard]] const Schedule& schedule() const noexcept { return *schedule_; }
+  /// Counters of what the executions did.
   [[nodiscard]] const MoverStats& stats() const noexcept { return stats_; }
+  /// The message tag this mover uses (its own, from the communicator).
   [[nodiscard]] int tag() const noexcept { return tag_; }
 
  private:

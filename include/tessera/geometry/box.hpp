@@ -27,12 +27,14 @@
 
 namespace tessera {
 
+/// A rectangular, half-open set of points: `lo[d] <= p[d] < hi[d]` (see the file comment).
 template <std::size_t N>
   requires(N >= 1)
 struct Box {
   Point<N> lo{};  ///< first point (inclusive)
   Point<N> hi{};  ///< one past the last point in every dimension (exclusive)
 
+  /// Number of dimensions.
   static constexpr std::size_t rank = N;
 
   /// The empty box.

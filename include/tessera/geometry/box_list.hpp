@@ -17,6 +17,7 @@
 
 namespace tessera {
 
+/// A list of boxes (the owned boxes of a rank, the pieces of a difference), in insertion order.
 template <std::size_t N>
 class BoxList {
  public:
@@ -34,11 +35,15 @@ class BoxList {
     if (!b.empty()) boxes_.push_back(b);
   }
 
+  /// Number of boxes.
   [[nodiscard]] std::size_t size() const noexcept { return boxes_.size(); }
+  /// True if the list holds no box.
   [[nodiscard]] bool empty() const noexcept { return boxes_.empty(); }
+  /// Box i (unchecked).
   [[nodiscard]] const Box<N>& operator[](std::size_t i) const noexcept { return boxes_[i]; }
   [[nodiscard]] auto begin() const noexcept { return boxes_.begin(); }
   [[nodiscard]] auto end() const noexcept { return boxes_.end(); }
+  /// The boxes, as a vector.
   [[nodiscard]] const std::vector<Box<N>>& boxes() const noexcept { return boxes_; }
 
   friend bool operator==(const BoxList&, const BoxList&) = default;

@@ -20,7 +20,9 @@ using Periodicity = std::array<bool, N>;
 /// the original box it came from (so `offset` is the shift that took that part into the domain).
 template <std::size_t N>
 struct WrappedPiece {
+  /// The in-domain piece.
   Box<N> box;
+  /// The shift that took its source part into the domain: `source = shift(box, -offset)`.
   Point<N> offset;
   friend constexpr bool operator==(const WrappedPiece&, const WrappedPiece&) = default;
 };

@@ -22,8 +22,10 @@ namespace tessera {
 template <std::size_t N>
   requires(N >= 1)
 struct Point {
+  /// The coordinates, dimension 0 first.
   std::array<index_t, N> coord{};
 
+  /// Number of dimensions.
   static constexpr std::size_t rank = N;
 
   /// The point with every coordinate equal to `value`.
@@ -39,6 +41,7 @@ struct Point {
     return p;
   }
 
+  /// Coordinate d (unchecked).
   [[nodiscard]] constexpr index_t& operator[](std::size_t d) noexcept { return coord[d]; }
   [[nodiscard]] constexpr const index_t& operator[](std::size_t d) const noexcept { return coord[d]; }
 

@@ -416,6 +416,7 @@ template <std::size_t N>
 struct Section {
   std::array<Section1, N> dim{};  ///< the section along each dimension
 
+  /// Number of dimensions.
   static constexpr std::size_t rank = N;
 
   /// The points of box `b` (one run per dimension).

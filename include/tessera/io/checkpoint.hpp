@@ -94,6 +94,16 @@ template <class First, class... Rest>
   return request;
 }
 
+/// Checked mode (exchange/collective_check.hpp): the operation and every array's identity must
+/// agree across ranks. Path, names and attributes are not hashed: `save` and `load` compare them
+/// across ranks themselves, always, with a message that says which.
+template <class First, class... Rest>
+[[nodiscard]] tessera::detail::CollectiveScope check_call(const char* where, const Named<First>& first,
+                                                          const Named<Rest>&... rest) {
+  return tessera::detail::check_collective(first.array->domain().comm(), where, first.array->collective_identity(),
+                                           rest.array->collective_identity()...);
+}
+
 }  // namespace detail
 
 /// Collective over the arrays' domain: writes every array to `path` (one dataset each, named as
@@ -110,6 +120,7 @@ template <class First, class... Rest>
 template <class... Arrays>
   requires(sizeof...(Arrays) >= 1 && (CheckpointElement<typename detail::ArrayTraits<Arrays>::element> && ...))
 void save(const std::string& path, const Attributes& attributes, const Named<Arrays>&... arrays) {
+  const auto checked = detail::check_call("tessera::io::save", arrays...);
   detail::save_checkpoint(path, attributes, detail::make_request("tessera::io::save", arrays...));
 }
 
@@ -130,6 +141,7 @@ template <class... Arrays>
   requires(sizeof...(Arrays) >= 1 && (!std::is_const_v<Arrays> && ...) &&
            (CheckpointElement<typename detail::ArrayTraits<Arrays>::element> && ...))
 Attributes load(const std::string& path, const Named<Arrays>&... arrays) {
+  const auto checked = detail::check_call("tessera::io::load", arrays...);
   return detail::load_checkpoint(path, detail::make_request("tessera::io::load", arrays...));
 }
 

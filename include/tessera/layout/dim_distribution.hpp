@@ -30,11 +30,14 @@ namespace tessera {
 
 /// One piece of an interval or section, and the grid coordinate that owns it.
 struct DimPiece {
+  /// The indices of the piece.
   Section1 section;
+  /// The grid coordinate that owns them.
   int coord = 0;
   friend bool operator==(const DimPiece&, const DimPiece&) = default;
 };
 
+/// A per-dimension distribution bound to an extent and a grid axis (see the file comment).
 class DimDistribution {
  public:
   /// Binds `spec` to `[lo, hi)` and a grid axis of extent `g`, validating it. `where` names the
@@ -56,10 +59,15 @@ class DimDistribution {
                                                                     index_t hi, index_t logical_block,
                                                                     std::string_view where);
 
+  /// The kind (block, cut, cyclic, ...).
   [[nodiscard]] DimKind kind() const noexcept { return kind_; }
+  /// Lowest index of the dimension.
   [[nodiscard]] index_t lo() const noexcept { return lo_; }
+  /// One past the highest index.
   [[nodiscard]] index_t hi() const noexcept { return hi_; }
+  /// Coordinates of the grid axis the dimension is spread over.
   [[nodiscard]] int grid_extent() const noexcept { return g_; }
+  /// The logical block: boundaries lie on multiples of it.
   [[nodiscard]] index_t logical_block() const noexcept { return logical_block_; }
   /// Indices per block of the cyclic kinds (block_cyclic: its block size; cyclic: the logical block).
   [[nodiscard]] index_t cycle_block() const noexcept { return block_size_; }

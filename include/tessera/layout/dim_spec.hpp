@@ -11,9 +11,9 @@
 /// | `cut_weights(w)` | — | `D_GENERAL` | — | one interval, sized in proportion to `w[c]` |
 /// | `general()` | — | `D_GENERAL` | — | per-slab cuts from per-rank weights (`Distribution::from_rank_weights`) |
 /// | `cyclic()` | `cyc` | `D_CYCLIC` | CYCLIC | every g-th logical block |
-/// | `block_cyclic(b, s)` | `blkcyc` | — | CYCLIC(b) | every g-th block of b indices, block 0 on coordinate s
-/// (ScaLAPACK) | | `collapsed()` | `null` | `D_NONE` | `*` | everything (the grid axis must have extent 1) | |
-/// `irregular(o)` | irregular | — | INDIRECT | the indices i with `o[i - lo] == c` |
+/// | `block_cyclic(b, s)` | `blkcyc` | — | CYCLIC(b) | every g-th block of b indices, block 0 on coordinate s (ScaLAPACK) |
+/// | `collapsed()` | `null` | `D_NONE` | `*` | everything (the grid axis must have extent 1) |
+/// | `irregular(o)` | irregular | — | INDIRECT | the indices i with `o[i - lo] == c` |
 ///
 /// Every spec may carry a *logical block* (D3-ARC `d3_darray`'s fifth argument): the smallest unit
 /// any boundary may move by. Boundaries then lie on multiples of it, counted from the low end of the
@@ -37,6 +37,7 @@ enum class DimKind : std::uint8_t { block, cut, cut_weights, general, cyclic, bl
 /// A per-dimension distribution, not yet bound to an extent and a grid axis. Build with the
 /// factories below; copy freely.
 struct DimSpec {
+  /// Which kind of distribution.
   DimKind kind = DimKind::block;
   index_t logical_block = 1;        ///< smallest unit a boundary may move by
   index_t block_size = 0;           ///< block_cyclic: indices per block

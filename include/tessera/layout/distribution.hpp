@@ -49,6 +49,7 @@
 
 namespace tessera {
 
+/// Which rank owns each index of a domain, and where it is stored (see the file comment).
 template <std::size_t N>
   requires(N >= 1)
 class Distribution {
@@ -94,13 +95,18 @@ class Distribution {
     return Distribution(std::move(s));
   }
 
+  /// The index space distributed.
   [[nodiscard]] const Box<N>& domain() const noexcept { return state_->domain; }
   /// The processor grid. For a user-defined distribution: a grid of comm_size x 1 x ... positions
   /// in rank order, which only says how many ranks there are.
   [[nodiscard]] const ProcGrid<N>& grid() const noexcept { return state_->grid; }
+  /// Ranks of the communicator the distribution is for (skeletons included).
   [[nodiscard]] int comm_size() const noexcept { return state_->grid.comm_size(); }
+  /// The dimension order (D3-ARC's `r`).
   [[nodiscard]] const Order& order() const noexcept { return state_->order; }
+  /// True for a distribution made by `user`.
   [[nodiscard]] bool is_user_defined() const noexcept { return state_->user != nullptr; }
+  /// The user-defined distribution wrapped, or null.
   [[nodiscard]] const UserDistribution<N>* user_distribution() const noexcept { return state_->user.get(); }
 
   /// True if every rank owns one box (every axis is block, cut, weights, general or collapsed):

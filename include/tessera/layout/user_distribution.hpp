@@ -32,11 +32,14 @@ namespace tessera {
 /// A part of a box or section and the rank that owns it (the answer of `pieces`).
 template <std::size_t N>
 struct DistPiece {
+  /// The part.
   Section<N> section;
+  /// The rank that owns it.
   int rank = 0;
   friend bool operator==(const DistPiece&, const DistPiece&) = default;
 };
 
+/// The interface of a user-defined distribution (see the file comment).
 template <std::size_t N>
 class UserDistribution {
  public:
@@ -89,6 +92,7 @@ class UserDistribution {
   }
 
  protected:
+  /// A distribution of `domain` over a communicator of `comm_size` ranks (derived classes call it).
   UserDistribution(const Box<N>& domain, int comm_size) : domain_(domain), comm_size_(comm_size) {
     if (comm_size < 1) fail_argument("UserDistribution", "comm_size", comm_size, "must be >= 1");
   }

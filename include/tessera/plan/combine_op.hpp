@@ -14,8 +14,10 @@
 
 namespace tessera {
 
+/// How an arriving value meets the one in place: replaced, or combined (KeLP's add-while-moving).
 enum class CombineOp : std::uint8_t { replace, add, multiply, min, max };
 
+/// The op's name: `replace`, `add`, ...
 [[nodiscard]] constexpr const char* to_string(CombineOp op) noexcept {
   switch (op) {
     case CombineOp::replace:

@@ -4,7 +4,7 @@
 /// grown regions), and how they are filled.
 /// \code
 ///   auto g = tessera::ghosts<2>(1);                              // width 1 on every side, corners too
-///   auto h = tessera::ghosts<3>(2).faces_only().periodic({true, true, false});
+///   auto h = tessera::ghosts<3>(2).faces_only().periodic_along({true, true, false});
 ///   auto k = tessera::GhostSpec<2>::sides({1, 0}, {2, 0});       // per side: 1 below, 2 above, rows only
 /// \endcode
 /// Ghosts are filled from whichever ranks own those indices (DESIGN invariant 7): across empty
@@ -23,6 +23,7 @@
 
 namespace tessera {
 
+/// The ghost layers of an array: widths per side, periodic dimensions, corners (see the file comment).
 template <std::size_t N>
 struct GhostSpec {
   Point<N> lower{};           ///< ghost width below the owned box along each dimension
@@ -57,6 +58,7 @@ struct GhostSpec {
   [[nodiscard]] bool none() const noexcept { return lower == Point<N>{} && upper == Point<N>{}; }
 
   friend bool operator==(const GhostSpec&, const GhostSpec&) = default;
+  /// Stable hash (the same on every rank and run), consistent with ==.
   [[nodiscard]] std::uint64_t hash() const noexcept {
     std::uint64_t h = hash_combine(hash_value(lower), hash_value(upper));
     h = hash_combine(h, corners ? 1 : 0);

@@ -35,21 +35,29 @@ namespace tessera {
 /// builders name the destination patch of ghost copies, where patches' ghost zones may overlap.
 template <std::size_t N>
 struct Copy {
+  /// Rank the data comes from.
   int src_rank = 0;
+  /// Source section, in global indices of the source array.
   Section<N> src;
+  /// Rank the data goes to.
   int dst_rank = 0;
+  /// Destination section, in global indices of the destination array.
   Section<N> dst;
+  /// Source patch, or -1 (see the struct comment).
   int src_patch = -1;
+  /// Destination patch, or -1.
   int dst_patch = -1;
   friend bool operator==(const Copy&, const Copy&) = default;
 };
 
+/// A list of copies between ranks' sections, with an axis permutation and a combine op (see the file comment).
 template <std::size_t N>
 class MotionPlan {
  public:
   /// Destination axis d takes source axis `perm[d]`.
   using Permutation = std::array<int, N>;
 
+  /// The permutation that keeps every axis in place.
   [[nodiscard]] static constexpr Permutation identity() noexcept {
     Permutation p{};
     std::iota(p.begin(), p.end(), 0);
@@ -87,10 +95,15 @@ class MotionPlan {
     copies_.push_back({src_rank, src, dst_rank, dst, src_patch, dst_patch});
   }
 
+  /// The copies, in the order they were added (builders: canonical order).
   [[nodiscard]] const std::vector<Copy<N>>& copies() const noexcept { return copies_; }
+  /// Destination axis d takes source axis `permutation()[d]`.
   [[nodiscard]] const Permutation& permutation() const noexcept { return perm_; }
+  /// True if the plan transposes (the permutation is not the identity).
   [[nodiscard]] bool permuted() const noexcept { return perm_ != identity(); }
+  /// How arriving values meet the ones in place.
   [[nodiscard]] CombineOp op() const noexcept { return op_; }
+  /// Number of copies.
   [[nodiscard]] std::size_t size() const noexcept { return copies_.size(); }
 
   /// The same copies with another combine op.
@@ -119,6 +132,7 @@ class MotionPlan {
     });
   }
 
+  /// Stable hash of the copies, permutation and op (a key of the schedule cache).
   [[nodiscard]] std::uint64_t hash() const noexcept {
     std::uint64_t h = hash_combine(0x9a1aULL, static_cast<std::uint64_t>(op_));
     for (int p : perm_) h = hash_combine(h, static_cast<std::uint64_t>(p));
@@ -133,6 +147,7 @@ class MotionPlan {
     return h;
   }
 
+  /// `MotionPlan(2 copies, replace)` and one line per copy.
   friend std::ostream& operator<<(std::ostream& out, const MotionPlan& plan) {
     out << "MotionPlan(" << plan.copies_.size() << " copies, " << to_string(plan.op_) << ")";
     for (const auto& c : plan.copies_)

@@ -21,14 +21,17 @@
 
 namespace tessera {
 
+/// Nested axes a Block can have: enough for 3-D sections plus one merged axis.
 inline constexpr std::size_t kMaxAxes = 4;
 
+/// One axis of a Block: which runs of the schedule it uses and how far apart they repeat.
 struct BlockAxis {
   index_t stride = 0;       ///< elements between consecutive local indices along this axis
   std::uint32_t begin = 0;  ///< this axis' runs are Schedule::runs[begin, end)
   std::uint32_t end = 0;
 };
 
+/// A piece of local memory to pack or unpack: up to kMaxAxes nested axes of runs.
 struct Block {
   index_t base = 0;  ///< element offset of local index 0 on every axis
   std::uint32_t axes = 0;
@@ -43,6 +46,7 @@ struct PeerBlocks {
   index_t elements = 0;
 };
 
+/// One rank's compiled plan: per peer, the blocks of local memory to pack or unpack, and the local copies (see the file comment).
 class Schedule {
  public:
   std::vector<PeerBlocks> sends;     ///< ascending peer
@@ -91,16 +95,19 @@ class Schedule {
     return true;
   }
 
+  /// Elements this rank sends per execution, every peer together.
   [[nodiscard]] index_t send_elements() const noexcept {
     index_t n = 0;
     for (const auto& p : sends) n += p.elements;
     return n;
   }
+  /// Elements this rank receives per execution.
   [[nodiscard]] index_t receive_elements() const noexcept {
     index_t n = 0;
     for (const auto& p : receives) n += p.elements;
     return n;
   }
+  /// Elements copied within this rank per execution (no message).
   [[nodiscard]] index_t local_elements() const noexcept {
     index_t n = 0;
     for (const auto& b : local_src) n += b.volume;

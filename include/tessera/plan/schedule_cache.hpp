@@ -7,6 +7,7 @@
 /// dropped when a distribution they depend on is retired (`invalidate`), e.g. by a redistribution.
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <unordered_map>
 #include <utility>
@@ -16,12 +17,13 @@
 
 namespace tessera {
 
+/// Compiled schedules keyed by a stable hash of their inputs; see the file comment.
 class ScheduleCache {
  public:
   /// The schedule stored under `key`, or the one `build()` returns, stored under `key` and tagged
   /// with the hashes of the distributions it depends on.
   template <class Build>
-  std::shared_ptr<const Schedule> find_or_build(std::uint64_t key, std::vector<std::uint64_t> distributions,
+  std::shared_ptr<const Schedule> find_or_build(std::uint64_t key, std::initializer_list<std::uint64_t> distributions,
                                                 Build&& build) {
     if (auto it = entries_.find(key); it != entries_.end()) {
       ++hits_;
@@ -29,7 +31,7 @@ class ScheduleCache {
     }
     ++misses_;
     auto schedule = std::make_shared<const Schedule>(build());
-    entries_.emplace(key, Entry{schedule, std::move(distributions)});
+    entries_.emplace(key, Entry{schedule, std::vector<std::uint64_t>(distributions)});  // a hit allocates nothing
     return schedule;
   }
 
@@ -42,10 +44,14 @@ class ScheduleCache {
       it = depends ? entries_.erase(it) : std::next(it);
     }
   }
+  /// Drops every schedule (the counters stay).
   void clear() { entries_.clear(); }
 
+  /// Look-ups that found a schedule.
   [[nodiscard]] std::uint64_t hits() const noexcept { return hits_; }
+  /// Look-ups that had to build one.
   [[nodiscard]] std::uint64_t misses() const noexcept { return misses_; }
+  /// Schedules held.
   [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
 
  private:

@@ -10,6 +10,7 @@
 /// \endcode
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 
 #include "tessera/core/hash.hpp"
@@ -24,10 +25,10 @@ namespace detail {
 enum class MoveKind : std::uint64_t { halo = 1, reverse_halo = 2, section_move = 3, in_place_migration = 4 };
 
 template <class Build>
-std::shared_ptr<const Schedule> cached(ScheduleCache* cache, std::uint64_t key, std::vector<std::uint64_t> dists,
+std::shared_ptr<const Schedule> cached(ScheduleCache* cache, std::uint64_t key, std::initializer_list<std::uint64_t> dists,
                                        Build&& build) {
   if (!cache) return std::make_shared<const Schedule>(build());
-  return cache->find_or_build(key, std::move(dists), std::forward<Build>(build));
+  return cache->find_or_build(key, dists, std::forward<Build>(build));
 }
 }  // namespace detail
 

@@ -38,6 +38,7 @@ struct AxisMap {
   std::optional<DimDistribution> compacted;  ///< set for compacted axes: the axis' distribution...
   int coord = 0;                             ///< ...and the grid coordinate this patch holds
 
+  /// True if the axis stores one interval (ghosts possible), false if compacted.
   [[nodiscard]] bool is_interval() const noexcept { return !compacted.has_value(); }
   /// Local extent, ghosts included.
   [[nodiscard]] index_t extent() const noexcept { return count + ghost_lo + ghost_hi; }
@@ -61,6 +62,7 @@ struct AxisMap {
 /// One dense row-major patch of a rank's buffer.
 template <std::size_t N>
 struct PatchLayout {
+  /// How each axis maps global indices to local ones.
   std::array<AxisMap, N> axes{};
   index_t offset = 0;  ///< elements from the start of the rank's buffer
   Point<N> strides{};  ///< row-major strides of the patch, in elements
@@ -93,11 +95,13 @@ struct PatchLayout {
     for (std::size_t d = 0; d < N; ++d) b.lo[d] -= axes[d].ghost_lo, b.hi[d] += axes[d].ghost_hi;
     return b;
   }
+  /// True if every point of `s` is stored by the patch (owned or ghost).
   [[nodiscard]] bool stores(const Section<N>& s) const {
     for (std::size_t d = 0; d < N; ++d)
       if (!axes[d].stores(s.dim[d])) return false;
     return true;
   }
+  /// True if every point of `s` is owned by the patch.
   [[nodiscard]] bool owns(const Section<N>& s) const {
     for (std::size_t d = 0; d < N; ++d)
       if (!axes[d].owns(s.dim[d])) return false;
@@ -105,6 +109,7 @@ struct PatchLayout {
   }
 };
 
+/// How one rank stores its part of an array: dense row-major patches with ghost layers (see the file comment).
 template <std::size_t N>
 class StorageLayout {
  public:
@@ -149,6 +154,7 @@ class StorageLayout {
     return layout;
   }
 
+  /// The patches, in the order of the owned boxes.
   [[nodiscard]] const std::vector<PatchLayout<N>>& patches() const noexcept { return patches_; }
   /// Elements in the rank's buffer, ghosts included.
   [[nodiscard]] index_t size() const noexcept { return size_; }

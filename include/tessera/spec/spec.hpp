@@ -45,8 +45,11 @@ inline constexpr index_t max_ranks = index_t{1} << 20;               ///< grid p
 /// Where a part of a spec was read from, for error messages: 1-based line and column and the text
 /// itself. Line 0 for a part built in code.
 struct SpecSource {
+  /// 1-based line; 0 for a part built in code.
   int line = 0;
+  /// 1-based column.
   int column = 0;
+  /// The text of the part.
   std::string text;
 };
 
@@ -77,6 +80,7 @@ struct Spec {
     std::vector<SpecSource> dist;  ///< one per dimension
   } source;
 
+  /// Number of dimensions.
   [[nodiscard]] std::size_t rank() const noexcept { return axes.size(); }
   /// True if no side of any dimension has a ghost layer.
   [[nodiscard]] bool no_ghosts() const noexcept;
@@ -96,6 +100,7 @@ struct Spec {
 
 /// The canonical text of a spec: `parse_spec(to_string(s)) == s` for every parsed `s`.
 [[nodiscard]] std::string to_string(const Spec& spec);
+/// Prints `to_string(spec)`.
 std::ostream& operator<<(std::ostream& out, const Spec& spec);
 
 /// The text of one dimension's distribution in the spec syntax: `cut(0,10,40)`, `block(lb=4)`.

@@ -1,7 +1,8 @@
 #pragma once
-// A tiny SVG writer for the demo's and the benchmarks' pictures: line charts (one polyline per
-// series) and horizontal bar charts. Plain text, no dependency; a browser, ParaView's viewer or
-// rsvg-convert renders it.
+// A tiny SVG writer shared by the demo (examples/adaptive_sor) and the `tessera` command
+// (tools/tessera): line charts (one polyline per series), horizontal bar charts, and the few
+// helpers the distribution pictures and heat maps use (escaping, numbers, the document wrapper).
+// Plain text, no dependency; a browser or rsvg-convert renders it.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -29,6 +30,11 @@ inline std::string escape(const std::string& s) {
   std::string out;
   for (char c : s) out += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : std::string(1, c);
   return out;
+}
+
+/// `s` cut to at most `max` characters, ending in "..." when cut (long spec texts in titles).
+inline std::string shorten(const std::string& s, std::size_t max) {
+  return s.size() <= max ? s : s.substr(0, max > 3 ? max - 3 : 0) + "...";
 }
 
 inline std::string number(double x) {
@@ -108,12 +114,19 @@ inline void bar_panel(std::ostringstream& out, double x0, double y0, double w, c
       << "' stroke='#000' stroke-dasharray='4 3'/>\n";
 }
 
+/// The SVG document of size w x h (pixels) around `body`, on a white background.
+inline std::string document(double w, double h, const std::string& body) {
+  std::ostringstream out;
+  out << "<svg xmlns='http://www.w3.org/2000/svg' width='" << w << "' height='" << h << "' viewBox='0 0 " << w << ' '
+      << h << "' font-family='sans-serif'>\n<rect width='100%' height='100%' fill='white'/>\n"
+      << body << "</svg>\n";
+  return out.str();
+}
+
 /// Wraps panels into a document of size w x h and writes it to `path`. Returns false on I/O error.
 inline bool write(const std::string& path, double w, double h, const std::ostringstream& body) {
   std::ofstream f(path);
-  f << "<svg xmlns='http://www.w3.org/2000/svg' width='" << w << "' height='" << h << "' viewBox='0 0 " << w << ' '
-    << h << "' font-family='sans-serif'>\n<rect width='100%' height='100%' fill='white'/>\n"
-    << body.str() << "</svg>\n";
+  f << document(w, h, body.str());
   return static_cast<bool>(f);
 }
 

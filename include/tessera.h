@@ -1,0 +1,542 @@
+#ifndef TESSERA_H
+#define TESSERA_H
+/**
+ * \file
+ * tessera's C API: distributed arrays of 1, 2 or 3 dimensions whose distribution can change at run
+ * time, for C (C11) and for any language that calls C. It wraps the C++ library (`<tessera/tessera.hpp>`)
+ * one object at a time; see docs/c-api.md for the design.
+ *
+ * \code
+ *   tessera_comm world;
+ *   tessera_grid grid;
+ *   tessera_dist dist;
+ *   tessera_domain dom;
+ *   tessera_array u;
+ *   const int64_t extents[2] = {100, 100};
+ *   tessera_box box = {{0, 0}, {100, 100}};
+ *   tessera_dim_spec specs[2] = {{.kind = TESSERA_DIM_BLOCK}, {.kind = TESSERA_DIM_BLOCK}};
+ *   tessera_ghosts halo;
+ *   if (tessera_comm_create(MPI_COMM_WORLD, &world) != TESSERA_OK ||
+ *       tessera_grid_automatic(2, nprocs, extents, NULL, &grid) != TESSERA_OK ||
+ *       tessera_dist_create(grid, &box, specs, NULL, &dist) != TESSERA_OK ||
+ *       tessera_domain_create(world, dist, &dom) != TESSERA_OK ||
+ *       tessera_ghosts_uniform(2, 1, &halo) != TESSERA_OK ||
+ *       tessera_array_create(dom, TESSERA_DOUBLE, &halo, &u) != TESSERA_OK)
+ *     fprintf(stderr, "%s\n", tessera_last_error());
+ * \endcode
+ *
+ * **Handles.** Every object is an opaque handle (`tessera_array`, ...). A handle is not a pointer to
+ * the object: it encodes a slot of a registry, a generation and the kind of object, and the library
+ * looks it up on every call, so a freed handle is recognised (`TESSERA_ERR_FREED_HANDLE`) and never
+ * dereferenced, even after its slot was reused, and a handle of another kind is refused
+ * (`TESSERA_ERR_INVALID_HANDLE`). `tessera_*_free(&h)` releases a handle and sets it to NULL; freeing
+ * NULL does nothing. Objects keep what they depend on alive (an array its domain, a domain its
+ * communicator), so handles may be freed in any order; free them all before `MPI_Finalize`.
+ *
+ * **Errors.** Every function returns a `tessera_status` (`TESSERA_OK` = 0); on failure
+ * `tessera_last_error()` says which function failed, naming the argument and its value. Codes 1 to 7
+ * are the C++ library's `tessera::ErrorCode`; codes from 100 are the C API's own. No C++ exception
+ * ever crosses this interface. A collective function fails on every rank alike when its arguments
+ * are the same everywhere (tessera checks them before anything moves).
+ *
+ * **Collective** functions must be called by every rank of the communicator, in the same order.
+ * **Dimensions**: 1, 2 or 3 (`TESSERA_MAX_DIM`); arrays of `int64_t` of length ndim pass points,
+ * shapes and extents; `tessera_box` holds a half-open box `[lo, hi)` whose entries past ndim are
+ * ignored. Storage is row-major (the last dimension fastest).
+ *
+ * **Threads**: the handle registry and the last-error message (one per thread) are thread-safe;
+ * an object may be used by one thread at a time, and MPI must be initialised with a thread level
+ * that allows the calls made (MPI_THREAD_SERIALIZED when several threads call tessera).
+ */
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The most dimensions an array may have. */
+#define TESSERA_MAX_DIM 3
+
+/* ------------------------------------------------------------------------------------------ */
+/* Status codes                                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+
+/** What a call returns. 1-7 mirror `tessera::ErrorCode` value for value. */
+typedef enum tessera_status {
+  TESSERA_OK = 0,
+  TESSERA_ERR_INVALID_ARGUMENT = 1, /**< an argument is malformed (a negative width, a null pointer, ...) */
+  TESSERA_ERR_OUT_OF_RANGE = 2,     /**< an index, rank or box lies outside what it must lie in */
+  TESSERA_ERR_OVERFLOW = 3,         /**< a volume or offset does not fit in 64 bits */
+  TESSERA_ERR_MISMATCH = 4,         /**< ranks disagree, or two objects that must match do not */
+  TESSERA_ERR_MPI = 5,              /**< MPI reported an error (its message is in tessera_last_error) */
+  TESSERA_ERR_IO = 6,               /**< a file could not be read or written */
+  TESSERA_ERR_INTERNAL = 7,         /**< a broken invariant inside tessera: a bug, please report it */
+  TESSERA_ERR_NULL_HANDLE = 100,    /**< a handle argument is NULL */
+  TESSERA_ERR_FREED_HANDLE = 101,   /**< a handle argument was freed already */
+  TESSERA_ERR_INVALID_HANDLE = 102, /**< a handle argument is not a live handle of the kind expected */
+  TESSERA_ERR_WRONG_TYPE = 103,     /**< the element type given is not the array's */
+  TESSERA_ERR_CALL_ORDER = 104,     /**< the call is not allowed now (e.g. end before begin, stale plan) */
+  TESSERA_ERR_OUT_OF_MEMORY = 105   /**< an allocation failed */
+} tessera_status;
+
+/** The message of the last failing call on this thread ("" if none has failed). Valid until the
+ *  next failing call on this thread. One of two functions that do not return a status. */
+const char* tessera_last_error(void);
+/** The name of a status, e.g. "TESSERA_ERR_FREED_HANDLE" ("unknown tessera_status" otherwise). */
+const char* tessera_status_name(tessera_status status);
+/** Number of live handles of every kind (to check that a program freed everything). */
+tessera_status tessera_live_handles(size_t* count);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Value types                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+/** Element types of arrays. */
+typedef enum tessera_type {
+  TESSERA_FLOAT = 1,          /**< float */
+  TESSERA_DOUBLE = 2,         /**< double */
+  TESSERA_INT32 = 3,          /**< int32_t */
+  TESSERA_INT64 = 4,          /**< int64_t */
+  TESSERA_COMPLEX_DOUBLE = 5, /**< double _Complex (C), std::complex<double> (C++): two doubles */
+  TESSERA_INDEX = 6           /**< tessera_index: a point, for the index arrays of tessera_gather/scatter */
+} tessera_type;
+
+/** A point of an array's domain, the element of a TESSERA_INDEX array (entries past the indexed
+ *  array's ndim are ignored). */
+typedef struct tessera_index {
+  int64_t c[TESSERA_MAX_DIM];
+} tessera_index;
+
+/** A half-open box: the points p with lo[d] <= p[d] < hi[d] for every d < ndim. */
+typedef struct tessera_box {
+  int64_t lo[TESSERA_MAX_DIM];
+  int64_t hi[TESSERA_MAX_DIM];
+} tessera_box;
+
+/** How one dimension of a domain is spread over one axis of a processor grid (tessera::DimSpec).
+ *  A zero-initialised spec is TESSERA_DIM_BLOCK. */
+typedef enum tessera_dim_kind {
+  TESSERA_DIM_BLOCK = 0,        /**< balanced blocks (ZPL blk, D3-ARC D_BLOCK, HPF BLOCK) */
+  TESSERA_DIM_CUT = 1,          /**< explicit boundaries: coordinate c owns [b[c], b[c+1]) (ZPL cut) */
+  TESSERA_DIM_CUT_WEIGHTS = 2,  /**< one interval per coordinate, sized in proportion to weights */
+  TESSERA_DIM_GENERAL = 3,      /**< D3-ARC D_GENERAL: per-slab cuts from per-rank weights
+                                     (only tessera_dist_from_rank_weights accepts it) */
+  TESSERA_DIM_CYCLIC = 4,       /**< round robin over logical blocks (ZPL cyc, D_CYCLIC) */
+  TESSERA_DIM_BLOCK_CYCLIC = 5, /**< blocks of block_size dealt round robin from coordinate source */
+  TESSERA_DIM_COLLAPSED = 6,    /**< not distributed: the grid axis must have extent 1 (D_NONE) */
+  TESSERA_DIM_IRREGULAR = 7     /**< an owner coordinate per index */
+} tessera_dim_kind;
+
+/** One dimension's distribution. Fill the fields its kind uses; the others are ignored. */
+typedef struct tessera_dim_spec {
+  tessera_dim_kind kind;
+  int64_t logical_block;     /**< smallest unit a boundary may move by; 0 means 1 */
+  int64_t block_size;        /**< BLOCK_CYCLIC: indices per block */
+  int source;                /**< BLOCK_CYCLIC: coordinate that owns block 0 */
+  const int64_t* boundaries; /**< CUT: g+1 non-decreasing entries, lo first, hi last */
+  size_t boundary_count;
+  const double* weights; /**< CUT_WEIGHTS: g non-negative weights */
+  size_t weight_count;
+  const int* owners; /**< IRREGULAR: a grid coordinate for every index of the dimension */
+  size_t owner_count;
+} tessera_dim_spec;
+
+/** Ghost layers around each owned box (D3-ARC's viewport). A zero-initialised spec has no ghosts. */
+typedef struct tessera_ghosts {
+  int64_t lower[TESSERA_MAX_DIM]; /**< width below the owned box along each dimension (>= 0) */
+  int64_t upper[TESSERA_MAX_DIM]; /**< width above it (>= 0) */
+  int faces_only;                 /**< non-zero: skip edges and corners (5- and 7-point stencils) */
+  int periodic[TESSERA_MAX_DIM];  /**< non-zero: ghosts wrap around along that dimension */
+} tessera_ghosts;
+
+/** What happens to values when a domain changes its distribution. */
+typedef enum tessera_redistribution {
+  TESSERA_PRESERVE = 0,   /**< every index keeps its value (ZPL <==) */
+  TESSERA_DESTRUCTIVE = 1 /**< storage is reshaped and zeroed; nothing moves (ZPL <=#) */
+} tessera_redistribution;
+
+/** How arriving values combine, and which fold a reduction computes. */
+typedef enum tessera_op {
+  TESSERA_OP_REPLACE = 0,
+  TESSERA_OP_ADD = 1,
+  TESSERA_OP_MULTIPLY = 2,
+  TESSERA_OP_MIN = 3,
+  TESSERA_OP_MAX = 4
+} tessera_op;
+
+/** A rank's view of one patch of its storage: a dense row-major array whose local index runs over
+ *  [0, extents) with the owned part at [ghost_lo, ghost_lo + count). Along an interval axis
+ *  (contiguous[d] != 0) local index l holds global index first[d] + l - ghost_lo[d]; along a
+ *  compacted (cyclic, block-cyclic, irregular) axis local indices count the owned indices in
+ *  increasing order. Entries past ndim are 0. */
+typedef struct tessera_view {
+  void* data; /**< element at local index (0, ..., 0); NULL when the patch stores nothing */
+  tessera_type type;
+  int ndim;
+  int64_t extents[TESSERA_MAX_DIM];  /**< local extents, ghosts included */
+  int64_t strides[TESSERA_MAX_DIM];  /**< in elements */
+  int64_t ghost_lo[TESSERA_MAX_DIM]; /**< ghost layers below the owned part */
+  int64_t count[TESSERA_MAX_DIM];    /**< owned extents */
+  int64_t first[TESSERA_MAX_DIM];    /**< first owned global index along each axis */
+  int contiguous[TESSERA_MAX_DIM];   /**< 1 for an interval axis, 0 for a compacted one */
+} tessera_view;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Handles                                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct tessera_comm_s* tessera_comm;         /**< tessera's duplicate of an MPI communicator */
+typedef struct tessera_grid_s* tessera_grid;         /**< a processor grid (ProcGrid) */
+typedef struct tessera_dist_s* tessera_dist;         /**< a distribution (immutable) */
+typedef struct tessera_domain_s* tessera_domain;     /**< a box bound to a distribution, shared by arrays */
+typedef struct tessera_array_s* tessera_array;       /**< a distributed array */
+typedef struct tessera_schedule_s* tessera_schedule; /**< a reusable copy or transpose plan */
+typedef struct tessera_step_s* tessera_step;         /**< one planned incremental redistribution step */
+typedef struct tessera_balancer_s* tessera_balancer; /**< runs a balance policy at remap points */
+typedef struct tessera_load_s* tessera_load;         /**< deterministic emulated load */
+
+/* ------------------------------------------------------------------------------------------ */
+/* Communicators                                                                                */
+/* ------------------------------------------------------------------------------------------ */
+
+/** Collective over `user`: tessera's own duplicate of `user` (tessera never sends on the user's
+ *  communicator). MPI must be initialised (TESSERA_ERR_CALL_ORDER otherwise). */
+tessera_status tessera_comm_create(MPI_Comm user, tessera_comm* out);
+tessera_status tessera_comm_rank(tessera_comm comm, int* rank);
+tessera_status tessera_comm_size(tessera_comm comm, int* size);
+/** Collective (D3-ARC d3_collectall): every rank's `value` into `out[rank]`; `capacity` >= size. */
+tessera_status tessera_comm_collect_all(tessera_comm comm, double value, double* out, size_t capacity);
+/** Collective over the communicator (MPI_Comm_free) once no object uses it any more. */
+tessera_status tessera_comm_free(tessera_comm* comm);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Processor grids: positions [0, shape) holding ranks of a communicator of comm_size ranks     */
+/* ------------------------------------------------------------------------------------------ */
+
+/** Grid of `shape` over ranks 0..prod(shape)-1 in row-major order; prod(shape) == comm_size. */
+tessera_status tessera_grid_create(int ndim, int comm_size, const int64_t* shape, tessera_grid* out);
+/** Shape chosen for comm_size ranks and data of `extents` (fewest idle ranks, then the smallest
+ *  halo); `fixed` (may be NULL) pins extent d where fixed[d] > 0. */
+tessera_status tessera_grid_automatic(int ndim, int comm_size, const int64_t* extents, const int64_t* fixed,
+                                      tessera_grid* out);
+/** Same over the ranks `active[0..count)` in logical order; the others are skeletons (AMP's
+ *  processor sets: they own nothing and still take part in collective calls). */
+tessera_status tessera_grid_over_ranks(int ndim, int comm_size, const int* active, size_t count, const int64_t* extents,
+                                       const int64_t* fixed, tessera_grid* out);
+/** Explicit table: ranks[p] sits at row-major position p; count == prod(shape). */
+tessera_status tessera_grid_from_ranks(int ndim, int comm_size, const int64_t* shape, const int* ranks, size_t count,
+                                       tessera_grid* out);
+tessera_status tessera_grid_ndim(tessera_grid grid, int* ndim);
+/** Writes ndim extents. */
+tessera_status tessera_grid_shape(tessera_grid grid, int64_t* shape);
+/** Number of positions (active ranks). */
+tessera_status tessera_grid_size(tessera_grid grid, int* size);
+tessera_status tessera_grid_rank_at(tessera_grid grid, const int64_t* position, int* rank);
+/** `*active` = 0 for a skeleton rank (then `position` is left alone), else 1 and its position. */
+tessera_status tessera_grid_position_of(tessera_grid grid, int rank, int* active, int64_t* position);
+tessera_status tessera_grid_free(tessera_grid* grid);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Distributions (immutable; nothing here communicates)                                         */
+/* ------------------------------------------------------------------------------------------ */
+
+/** A dimensional distribution of `box` over `grid`, one spec per dimension. `order` (may be NULL
+ *  for 0, 1, ..., ndim-1) is D3-ARC's r: order[0] is the dimension distributed first. */
+tessera_status tessera_dist_create(tessera_grid grid, const tessera_box* box, const tessera_dim_spec* specs,
+                                   const int* order, tessera_dist* out);
+/** D3-ARC's D_GENERAL: dimensions whose spec is TESSERA_DIM_GENERAL are cut in proportion to the
+ *  weights of the ranks in each slab, slab by slab in `order`; `weights[l]` is the weight of grid
+ *  position l (count == grid size). */
+tessera_status tessera_dist_from_rank_weights(tessera_grid grid, const tessera_box* box, const double* weights,
+                                              size_t count, const tessera_dim_spec* specs, const int* order,
+                                              tessera_dist* out);
+tessera_status tessera_dist_ndim(tessera_dist dist, int* ndim);
+tessera_status tessera_dist_box(tessera_dist dist, tessera_box* box);
+/** A new handle to the distribution's processor grid. */
+tessera_status tessera_dist_grid(tessera_dist dist, tessera_grid* out);
+tessera_status tessera_dist_owner(tessera_dist dist, const int64_t* point, int* rank);
+/** Number of indices `rank` owns. */
+tessera_status tessera_dist_local_size(tessera_dist dist, int rank, int64_t* size);
+/** The box `rank` owns (empty for a rank that owns nothing); needs a distribution whose every
+ *  dimension is cut into intervals (block, cut, weights, general, collapsed). */
+tessera_status tessera_dist_owned_box(tessera_dist dist, int rank, tessera_box* box);
+/** The disjoint boxes `rank` owns: writes min(count, capacity) boxes and sets `*count` to their
+ *  number (call with capacity 0 to learn it). */
+tessera_status tessera_dist_owned_boxes(tessera_dist dist, int rank, tessera_box* boxes, size_t capacity,
+                                        size_t* count);
+/** `*equal` = 1 if both own every index alike. */
+tessera_status tessera_dist_equal(tessera_dist a, tessera_dist b, int* equal);
+/** Printed form (e.g. "grid 2x2, [block, cut(0,3,6)]") into `buffer` (truncated, always
+ *  NUL-terminated when capacity > 0); `*length` (may be NULL) = its full length. */
+tessera_status tessera_dist_describe(tessera_dist dist, char* buffer, size_t capacity, size_t* length);
+/** Slabs of dimension `axis`: the product of the grid extents of the dimensions before it in the order. */
+tessera_status tessera_dist_slab_count(tessera_dist dist, int axis, size_t* slabs);
+/** The boundaries of interval dimension `axis`: slabs x (g+1) entries, slab after slab. */
+tessera_status tessera_dist_slab_cuts(tessera_dist dist, int axis, int64_t* cuts, size_t capacity);
+/** The same distribution with `axis` cut at `cuts`: 1 or slab_count slabs of g+1 boundaries each. */
+tessera_status tessera_dist_with_cuts(tessera_dist dist, int axis, const int64_t* cuts, size_t slabs,
+                                      tessera_dist* out);
+tessera_status tessera_dist_free(tessera_dist* dist);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Domains: a box bound to a distribution; every array over it moves with it                    */
+/* ------------------------------------------------------------------------------------------ */
+
+/** A domain over `dist` on the ranks of `comm` (dist must be for comm's size). Not collective, but
+ *  every rank must create the same domains and arrays in the same order. */
+tessera_status tessera_domain_create(tessera_comm comm, tessera_dist dist, tessera_domain* out);
+tessera_status tessera_domain_ndim(tessera_domain domain, int* ndim);
+tessera_status tessera_domain_box(tessera_domain domain, tessera_box* box);
+/** A new handle to the domain's current distribution. */
+tessera_status tessera_domain_distribution(tessera_domain domain, tessera_dist* out);
+/** Collective: moves every array over the domain to `to` (which may cover another box). Ghost layers
+ *  must be updated afterwards. */
+tessera_status tessera_domain_redistribute(tessera_domain domain, tessera_dist to, tessera_redistribution mode);
+/** Collective: moves every array to `to` (same box), keeping values and, where the new part fits
+ *  the rows kept to spare, the buffers (D3-ARC d3_migrate). `*seconds` (may be NULL): its time. */
+tessera_status tessera_domain_migrate(tessera_domain domain, tessera_dist to, double* seconds);
+/** Rows kept to spare by migrations, as a fraction of an even share (default 0.25). */
+tessera_status tessera_domain_set_spare_rows(tessera_domain domain, double fraction_of_even_share);
+tessera_status tessera_domain_free(tessera_domain* domain);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Arrays                                                                                       */
+/* ------------------------------------------------------------------------------------------ */
+
+/** `ghosts` with width `width` on every side of ndim dimensions, corners included, not periodic. */
+tessera_status tessera_ghosts_uniform(int ndim, int64_t width, tessera_ghosts* ghosts);
+/** An array of `type` over `domain`, every element zero; `ghosts` may be NULL (none). Arrays must
+ *  be created in the same order on every rank. */
+tessera_status tessera_array_create(tessera_domain domain, tessera_type type, const tessera_ghosts* ghosts,
+                                    tessera_array* out);
+tessera_status tessera_array_type(tessera_array array, tessera_type* type);
+tessera_status tessera_array_ndim(tessera_array array, int* ndim);
+/** A new handle to the domain the array is over. */
+tessera_status tessera_array_domain(tessera_array array, tessera_domain* out);
+/** Patches this rank stores: 1 for a dimensional distribution, 0 on a rank that owns nothing. */
+tessera_status tessera_array_patch_count(tessera_array array, size_t* count);
+/** The box patch `patch` owns (its bounding box along compacted axes). */
+tessera_status tessera_array_owned_box(tessera_array array, size_t patch, tessera_box* box);
+/** A view of patch `patch` of this rank's storage (see tessera_view); `type` must be the array's.
+ *  Valid until the domain is redistributed or migrated. */
+tessera_status tessera_array_local(tessera_array array, size_t patch, tessera_type type, tessera_view* view);
+/** The element at global `point`, which this rank must store (owned or ghost). */
+tessera_status tessera_array_get(tessera_array array, const int64_t* point, tessera_type type, void* value);
+tessera_status tessera_array_set(tessera_array array, const int64_t* point, tessera_type type, const void* value);
+/** Sets every owned element to `*value`. */
+tessera_status tessera_array_fill(tessera_array array, tessera_type type, const void* value);
+/** Copies the elements of `region` this rank stores (owned or ghost; all of them must be stored)
+ *  into `buffer`, a row-major array over `buffer_box` (NULL: over `region`), which must contain
+ *  `region`. Not collective. */
+tessera_status tessera_array_copy_out(tessera_array array, const tessera_box* region, tessera_type type, void* buffer,
+                                      const tessera_box* buffer_box);
+/** The reverse of tessera_array_copy_out: sets the elements of `region` from `buffer` (nothing is
+ *  written if some element of `region` is not stored on this rank). */
+tessera_status tessera_array_copy_in(tessera_array array, const tessera_box* region, tessera_type type,
+                                     const void* buffer, const tessera_box* buffer_box);
+
+/** Collective: fills every ghost layer from the owners of those indices. */
+tessera_status tessera_array_update_ghosts(tessera_array array);
+/** Collective: starts a ghost update; owned elements other ranks do not mirror may be written
+ *  until tessera_array_end_update_ghosts. TESSERA_ERR_CALL_ORDER if one is in flight. */
+tessera_status tessera_array_begin_update_ghosts(tessera_array array);
+/** Collective: completes it. TESSERA_ERR_CALL_ORDER if none was begun. */
+tessera_status tessera_array_end_update_ghosts(tessera_array array);
+/** Collective: combines every ghost element into the element it mirrors with `op`. */
+tessera_status tessera_array_accumulate_ghosts(tessera_array array, tessera_op op);
+
+/** Collective: sets every owned element from `data`, the whole domain box in row-major order,
+ *  read on `root` only (`count` must be the box's volume there; other ranks may pass NULL, 0). */
+tessera_status tessera_array_scatter_from(tessera_array array, int root, tessera_type type, const void* data,
+                                          int64_t count);
+/** Collective: the whole array in row-major order into `out` on `root` (`capacity` >= volume
+ *  there; ignored elsewhere). */
+tessera_status tessera_array_gather_to(tessera_array array, int root, tessera_type type, void* out, int64_t capacity);
+/** Collective: the whole array on every rank. */
+tessera_status tessera_array_gather_to_all(tessera_array array, tessera_type type, void* out, int64_t capacity);
+
+/** Collective: `op` (ADD, MULTIPLY, MIN, MAX) folded over every element into `*result`, the same
+ *  bits on every rank. MIN and MAX are not defined for complex numbers. */
+tessera_status tessera_array_reduce(tessera_array array, tessera_op op, tessera_type type, void* result);
+/** Collective: the smallest (largest) element and the lexicographically smallest point holding it
+ *  (`at` gets ndim entries; may be NULL). */
+tessera_status tessera_array_min_loc(tessera_array array, tessera_type type, void* value, int64_t* at);
+tessera_status tessera_array_max_loc(tessera_array array, tessera_type type, void* value, int64_t* at);
+/** Collective: ZPL's partial reduction along `axis`: one result per point of the box with that
+ *  axis removed, row-major, into `out` (`capacity` >= their number; 1 when ndim == 1). */
+tessera_status tessera_array_reduce_along(tessera_array array, int axis, tessera_op op, tessera_type type, void* out,
+                                          int64_t capacity);
+/** Frees the handle (TESSERA_ERR_CALL_ORDER, and nothing freed, while a ghost update is in flight). */
+tessera_status tessera_array_free(tessera_array* array);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Remaps: collective over the communicator of the arrays (which must be the same tessera_comm)  */
+/* ------------------------------------------------------------------------------------------ */
+
+/** dst = src for two arrays of one type over the same box, any distributions. */
+tessera_status tessera_copy(tessera_array src, tessera_array dst);
+/** dst[box at dst_lo] = src[src_box] (ZPL's shifted and zoom copies); src may be dst. */
+tessera_status tessera_copy_section(tessera_array src, const tessera_box* src_box, tessera_array dst,
+                                    const int64_t* dst_lo);
+/** dst(q) = src(p) with destination axis d taking source axis perm[d] (perm: ndim entries). */
+tessera_status tessera_transpose(tessera_array src, tessera_array dst, const int* perm);
+/** dst(i) = src(index(i)): `index` is a TESSERA_INDEX array with dst's distribution. */
+tessera_status tessera_gather(tessera_array src, tessera_array index, tessera_array dst);
+/** dst(index(i)) = op(dst(index(i)), values(i)): `index` a TESSERA_INDEX array with values' distribution. */
+tessera_status tessera_scatter(tessera_array values, tessera_array index, tessera_array dst, tessera_op op);
+
+/** A copy schedule from `src` to `dst` (PARTI's Regular_Section_Move_Sched), built once and
+ *  executed many times. Collective in order: every rank builds its schedules in the same order. */
+tessera_status tessera_schedule_copy(tessera_array src, tessera_array dst, tessera_schedule* out);
+/** A transpose schedule (AMP's Compute_Transpose_Sched); perm as in tessera_transpose. */
+tessera_status tessera_schedule_transpose(tessera_array src, tessera_array dst, const int* perm, tessera_schedule* out);
+/** Collective (PARTI's Data_Move): runs the schedule on the arrays it was built for.
+ *  TESSERA_ERR_CALL_ORDER if either array was redistributed since: build a new schedule. */
+tessera_status tessera_schedule_execute(tessera_schedule schedule, tessera_array src, tessera_array dst);
+tessera_status tessera_schedule_free(tessera_schedule* schedule);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Incremental redistribution (D3-ARC section III)                                              */
+/* ------------------------------------------------------------------------------------------ */
+
+/** D3-ARC formula (1) (d3_norm): w[i] = lb + (ub - lb)(max t - t[i]) / (max t - min t). */
+tessera_status tessera_weights_d3arc(const double* times, size_t count, double lb, double ub, double* weights);
+/** weights[i] = 1 / times[i]. */
+tessera_status tessera_weights_inverse_time(const double* times, size_t count, double* weights);
+/** weights[i] = work[i] / times[i]: each rank's measured speed. */
+tessera_status tessera_weights_throughput(const double* times, const double* work, size_t count, double* weights);
+/** The cut distribution with shares in proportion to `weights` (one per grid position), over the
+ *  same box, grid and order as `dist`. */
+tessera_status tessera_cut_target(tessera_dist dist, const double* weights, size_t count, tessera_dist* out);
+
+/** What a planned step moves. */
+typedef struct tessera_step_info {
+  double delta;     /**< the fraction asked for */
+  int64_t elements; /**< elements that change owner (per array) */
+  int64_t blocks;   /**< the same in logical blocks, rounded up (D3-ARC's nb) */
+  uint64_t bytes;   /**< bytes that travel, every array of the domain together */
+} tessera_step_info;
+
+/** D3-ARC d3_new_dist: every boundary moved a fraction `delta` in [0, 1] of the way from the
+ *  domain's distribution to `target`. Not collective; nothing moves yet. */
+tessera_status tessera_step_plan(tessera_domain domain, tessera_dist target, double delta, tessera_step* out);
+tessera_status tessera_step_info_get(tessera_step step, tessera_step_info* info);
+/** A new handle to the distribution the step leads to. */
+tessera_status tessera_step_destination(tessera_step step, tessera_dist* out);
+/** Collective (D3-ARC d3_migrate): moves every array of `domain` as the step says.
+ *  TESSERA_ERR_CALL_ORDER if the domain moved since the step was planned. */
+tessera_status tessera_step_migrate(tessera_domain domain, tessera_step step, double* seconds);
+tessera_status tessera_step_free(tessera_step* step);
+
+/* ------------------------------------------------------------------------------------------ */
+/* The balancer: a policy run at remap points; processor-set changes                            */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef enum tessera_policy_kind {
+  TESSERA_POLICY_NONE = 0,           /**< never moves */
+  TESSERA_POLICY_STATIC = 1,         /**< delta whenever the imbalance exceeds tolerance */
+  TESSERA_POLICY_D3ARC_ADAPTIVE = 2, /**< D3-ARC's adaptive delta: initial delta, tolerance, min_delta */
+  TESSERA_POLICY_AMORTISED = 3,      /**< AMP: delta if paid back within payback_limit iterations */
+  TESSERA_POLICY_HORIZON = 4         /**< tessera's: best expected saving over the load's horizon */
+} tessera_policy_kind;
+
+/** A policy and its parameters; tessera_policy_defaults fills the defaults of a kind. */
+typedef struct tessera_policy {
+  tessera_policy_kind kind;
+  double delta;         /**< STATIC, AMORTISED: the fraction; D3ARC_ADAPTIVE: the initial one */
+  double tolerance;     /**< imbalance (slowest / mean - 1) below which nothing moves */
+  double min_delta;     /**< D3ARC_ADAPTIVE: below this nothing moves */
+  double payback_limit; /**< AMORTISED: iterations */
+} tessera_policy;
+tessera_status tessera_policy_defaults(tessera_policy_kind kind, tessera_policy* policy);
+
+typedef enum tessera_weight_rule {
+  TESSERA_WEIGHTS_THROUGHPUT = 0,
+  TESSERA_WEIGHTS_INVERSE_TIME = 1,
+  TESSERA_WEIGHTS_D3ARC = 2
+} tessera_weight_rule;
+
+typedef struct tessera_balancer_options {
+  int interval;                /**< iterations between remap points (default 5) */
+  tessera_weight_rule weights; /**< default TESSERA_WEIGHTS_THROUGHPUT */
+  double lb, ub;               /**< bounds of the D3-ARC rule (default 1, 1.5) */
+} tessera_balancer_options;
+tessera_status tessera_balancer_options_defaults(tessera_balancer_options* options);
+
+/** What one step did (every field the same on every rank but compute_seconds). */
+typedef struct tessera_balance_step {
+  int iteration;
+  int remap_point;
+  double compute_seconds;
+  double coordination_seconds;
+  double migration_seconds;
+  double imbalance;
+  double delta;
+  int64_t elements;
+  int64_t blocks;
+  uint64_t bytes;
+  int processor_set_changed;
+  int active_ranks;
+} tessera_balance_step;
+
+/** What an availability callback sees on one rank at a remap point. */
+typedef struct tessera_availability_context {
+  int rank;
+  int iteration;
+  int active;
+  double relative_speed; /**< measured speed / median active speed (NaN for a skeleton) */
+  int remap_points_inactive;
+} tessera_availability_context;
+/** Returns non-zero if the rank may hold data from now on. */
+typedef int (*tessera_availability_fn)(const tessera_availability_context* context, void* user_data);
+
+/** A balancer for every array over `domain`; `options` may be NULL (defaults). */
+tessera_status tessera_balancer_create(tessera_domain domain, const tessera_policy* policy,
+                                       const tessera_balancer_options* options, tessera_balancer* out);
+/** Starts the balancer's timer (TESSERA_ERR_CALL_ORDER if it runs). */
+tessera_status tessera_balancer_timer_start(tessera_balancer balancer);
+/** Stops it (TESSERA_ERR_CALL_ORDER if it does not run). */
+tessera_status tessera_balancer_timer_stop(tessera_balancer balancer);
+/** Collective, once per iteration: the timer's seconds since the last step are this iteration's
+ *  figure. `out` may be NULL. TESSERA_ERR_CALL_ORDER while the timer runs. */
+tessera_status tessera_balancer_step(tessera_balancer balancer, tessera_balance_step* out);
+/** Collective, once per iteration, with this rank's own figure. */
+tessera_status tessera_balancer_step_seconds(tessera_balancer balancer, double seconds, tessera_balance_step* out);
+/** Collective (AMP's remap to a new processor set): `ranks[0..count)` hold data from now on. */
+tessera_status tessera_balancer_set_active_ranks(tessera_balancer balancer, const int* ranks, size_t count,
+                                                 double* seconds);
+/** Asks `fn` on every rank at every remap point whether the rank may hold data (NULL: all may). */
+tessera_status tessera_balancer_set_availability(tessera_balancer balancer, tessera_availability_fn fn,
+                                                 void* user_data);
+/** A rank is withdrawn while the file `pattern` ("{rank}" replaced by its rank) exists. */
+tessera_status tessera_balancer_set_availability_file(tessera_balancer balancer, const char* pattern);
+/** A rank `factor` times slower than the median is withdrawn, offered again after `retry_after`. */
+tessera_status tessera_balancer_set_slowdown_threshold(tessera_balancer balancer, double factor, int retry_after);
+tessera_status tessera_balancer_free(tessera_balancer* balancer);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Emulated load (tests and demos) and checkpoints                                              */
+/* ------------------------------------------------------------------------------------------ */
+
+/** Parses "RANK:FACTOR@FIRST-LAST,..." ("" or "none": no load). */
+tessera_status tessera_load_parse(const char* text, tessera_load* out);
+tessera_status tessera_load_factor(tessera_load load, int rank, int iteration, double* factor);
+/** Sleeps (factor - 1) x section_seconds; `*extra` (may be NULL) = the seconds it meant to add. */
+tessera_status tessera_load_slow_down(tessera_load load, int rank, int iteration, double section_seconds,
+                                      double* extra);
+tessera_status tessera_load_free(tessera_load* load);
+
+/** Collective: writes `array` as dataset `name` of the HDF5 file `path` (replaced atomically). */
+tessera_status tessera_checkpoint_save(const char* path, tessera_array array, const char* name);
+/** Collective: sets every owned element of `array` from dataset `name` of `path`, whatever the
+ *  distribution and number of ranks that saved it (TESSERA_ERR_IO, TESSERA_ERR_MISMATCH). */
+tessera_status tessera_checkpoint_load(const char* path, tessera_array array, const char* name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERA_H */

@@ -1,0 +1,365 @@
+#pragma once
+// One soak episode: a random N-d domain with two arrays over it (u with random ghost layers, w
+// without) driven through random operations, each followed by a check of every rank's part of
+// both against the shadows. Every random number is drawn alike on every rank (one generator, one
+// seed, no draw depends on the rank), so every rank makes the same collective calls.
+#include <mpi.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "soak_shadow.hpp"
+
+namespace tessera::soak {
+
+/// What all episodes share.
+struct Context {
+  const Communicator& comm;
+  std::mt19937_64& rng;
+  Tally& tally;
+  std::string checkpoint_path;              ///< the same on every rank
+  std::uint64_t operations = 0;             ///< done so far, every episode together
+  std::map<std::string, std::uint64_t> by_kind;
+  std::uint64_t corrupt_after = UINT64_MAX;  ///< the checker's self-test: spoil u after this operation
+};
+
+/// An integer in [lo, hi].
+inline index_t draw(std::mt19937_64& rng, index_t lo, index_t hi) {
+  return lo + static_cast<index_t>(rng() % static_cast<std::uint64_t>(hi - lo + 1));
+}
+/// A double in [0, 1), the same bits on every rank and build.
+inline double draw_fraction(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+/// True if incremental balancing can move this distribution's cuts (Balancer, plan_step). Every
+/// axis must own intervals, not only the distributed ones `balanced_axes` asks about: plan_step
+/// counts what moves with `owned_box`, which refuses a cyclic or irregular axis even where the
+/// grid does not split it (the soak found this; the Balancer accepts such a distribution and then
+/// fails at its first remap point).
+template <std::size_t N>
+bool cuts_can_move(const Distribution<N>& dist) {
+  return dist.owns_boxes();
+}
+
+template <std::size_t N>
+class Episode {
+ public:
+  Episode(Context& c, index_t max_extent)
+      : c_(c), max_extent_(max_extent), box_(testing::random_domain<N>(c.rng, max_extent)), su_(box_), sw_(box_) {
+    ghosts_ = testing::random_ghosts<N>(c_.rng);
+    dom_ = std::make_unique<Domain<N>>(c_.comm, any_distribution(box_, ghosts_));
+    u_ = std::make_unique<DistArray<double, N>>(*dom_, ghosts_);
+    w_ = std::make_unique<DistArray<double, N>>(*dom_);
+    write();
+  }
+
+  /// `operations` random operations, each checked.
+  void run(int operations) {
+    const auto& kinds = kinds_table();
+    int total = 0;
+    for (const Kind& k : kinds) total += k.weight;
+    for (int i = 0; i < operations; ++i) {
+      int pick = static_cast<int>(c_.rng() % static_cast<std::uint64_t>(total));
+      const Kind* kind = kinds.data();
+      while (pick >= kind->weight) pick -= (kind++)->weight;
+      c_.tally.begin(c_.operations, kind->name);
+      (this->*(kind->run))();
+      if (c_.operations == c_.corrupt_after) corrupt();
+      check_owned("u", *u_, su_, c_.tally, MPI_COMM_WORLD);
+      check_owned("w", *w_, sw_, c_.tally, MPI_COMM_WORLD);
+      ++c_.operations;
+      ++c_.by_kind[kind->name];
+    }
+  }
+
+ private:
+  struct Kind {
+    const char* name;
+    int weight;
+    void (Episode::*run)();
+  };
+  static const std::vector<Kind>& kinds_table() {
+    static const std::vector<Kind> kinds = {
+        {"write", 8, &Episode::write},
+        {"redistribute", 10, &Episode::redistribute},
+        {"redistribute-destructive", 3, &Episode::redistribute_destructive},
+        {"resize", 4, &Episode::resize},
+        {"incremental-step", 10, &Episode::incremental_step},
+        {"balancer-steps", 5, &Episode::balancer_steps},
+        {"withdraw-readd", 6, &Episode::withdraw_or_readd},
+        {"ghosts", 12, &Episode::ghosts},
+        {"copy-section", 6, &Episode::copy_sections},
+        {"copy", 4, &Episode::copy_across},
+        {"transpose", 6, &Episode::transposes},
+        {"checkpoint-restart", 2, &Episode::checkpoint_restart},
+        {"gather-scatter", 4, &Episode::gather_scatter},
+        {"reductions", 3, &Episode::reductions},
+    };
+    return kinds;
+  }
+
+  [[nodiscard]] Distribution<N> any_distribution(const Box<N>& box, const GhostSpec<N>& ghosts) {
+    return testing::any_distribution<N>(c_.rng, box, c_.comm.size(), testing::ghosted_dims(ghosts));
+  }
+  [[nodiscard]] double any_delta() {
+    const double deltas[] = {0.25, 0.5, 1.0, draw_fraction(c_.rng)};
+    return deltas[c_.rng() % 4];
+  }
+  [[nodiscard]] Redistribution preserve() const { return Redistribution::preserve; }
+
+  // --- operations ------------------------------------------------------------------------------
+
+  void write() {
+    const std::uint64_t salt = c_.rng();
+    u_->for_each_owned([&](const Point<N>& p, double& x) { x = fresh_value(p, salt); });
+    w_->for_each_owned([&](const Point<N>& p, double& x) { x = fresh_value(p, ~salt); });
+    for_each_point(box_, [&](const Point<N>& p) {
+      su_[p] = fresh_value(p, salt);
+      sw_[p] = fresh_value(p, ~salt);
+    });
+  }
+
+  void redistribute() { dom_->redistribute(any_distribution(box_, ghosts_), preserve()); }
+
+  void redistribute_destructive() {
+    dom_->redistribute(any_distribution(box_, ghosts_), Redistribution::destructive);
+    std::fill(su_.values.begin(), su_.values.end(), 0.0);
+    std::fill(sw_.values.begin(), sw_.values.end(), 0.0);
+  }
+
+  // A preserving redistribution onto a box that moved each side by up to 2.
+  void resize() {
+    Box<N> to = box_;
+    for (std::size_t d = 0; d < N; ++d) {
+      to.lo[d] += draw(c_.rng, -2, 2);
+      to.hi[d] = std::max(to.lo[d] + 1, std::min(to.hi[d] + draw(c_.rng, -2, 2), to.lo[d] + max_extent_));
+    }
+    dom_->redistribute(any_distribution(to, ghosts_), preserve());
+    box_ = to;
+    su_ = su_.resized(to);
+    sw_ = sw_.resized(to);
+  }
+
+  // Incremental balancing needs cuts; a distribution of another kind is first replaced by one.
+  void make_cuts_movable() {
+    if (!cuts_can_move(dom_->distribution()))
+      dom_->redistribute(testing::random_distribution<N>(c_.rng, box_, c_.comm.size(), true), preserve());
+  }
+
+  // plan_step + migrate toward random weights, a random fraction of the way.
+  void incremental_step() {
+    make_cuts_movable();
+    const Distribution<N> dist = dom_->distribution();
+    std::vector<double> weights(static_cast<std::size_t>(dist.grid().size()));
+    for (double& x : weights) x = 0.1 + 3.9 * draw_fraction(c_.rng);
+    const StepPlan<N> plan = plan_step(*dom_, cut_target(dist, weights), any_delta());
+    if (plan.moves_anything()) (void)migrate(*dom_, plan);
+  }
+
+  // Balancer::step over a remap interval, with per-rank times from shared random slowdowns.
+  void balancer_steps() {
+    make_cuts_movable();
+    BalancerOptions options;
+    options.interval = static_cast<int>(draw(c_.rng, 1, 3));
+    options.weights = static_cast<WeightRule>(c_.rng() % 3);
+    Balancer<N> balancer(*dom_, std::make_shared<StaticDelta>(any_delta(), 0.0), options);
+    std::vector<double> slowdown(static_cast<std::size_t>(c_.comm.size()));
+    for (double& x : slowdown) x = 0.5 + 2.0 * draw_fraction(c_.rng);
+    const int rank = c_.comm.rank();
+    for (int i = 0; i < options.interval; ++i) {
+      const auto held = static_cast<double>(dom_->distribution().local_size(rank));
+      (void)balancer.step(1e-6 * (1.0 + held) * slowdown[static_cast<std::size_t>(rank)]);
+    }
+  }
+
+  // A random set of active ranks in a random order: withdraws ranks, or (a third of the time)
+  // brings every rank back.
+  void withdraw_or_readd() {
+    make_cuts_movable();
+    std::vector<int> ranks(static_cast<std::size_t>(c_.comm.size()));
+    std::iota(ranks.begin(), ranks.end(), 0);
+    std::shuffle(ranks.begin(), ranks.end(), c_.rng);
+    if (c_.rng() % 3 != 0) ranks.resize(static_cast<std::size_t>(draw(c_.rng, 1, c_.comm.size())));
+    Balancer<N> balancer(*dom_, std::make_shared<NoRebalancing>());
+    (void)balancer.set_active_ranks(ranks);
+  }
+
+  // A ghost update, a third of the time split-phase with w rewritten while it is in flight; then
+  // every requested ghost of u is checked.
+  void ghosts() {
+    if (c_.rng() % 3 == 0) {
+      u_->begin_update_ghosts();
+      const std::uint64_t salt = c_.rng();
+      w_->for_each_owned([&](const Point<N>& p, double& x) { x = fresh_value(p, salt); });
+      for_each_point(box_, [&](const Point<N>& p) { sw_[p] = fresh_value(p, salt); });
+      u_->end_update_ghosts();
+    } else {
+      u_->update_ghosts();
+    }
+    check_ghosts("u", *u_, su_, c_.tally);
+  }
+
+  // copy_section of a random box onto a random place, within u (overlaps allowed) or into w.
+  void copy_sections() {
+    Box<N> src;
+    Point<N> dst_lo;
+    for (std::size_t d = 0; d < N; ++d) {
+      const index_t e = draw(c_.rng, 1, extent(box_, d));
+      src.lo[d] = box_.lo[d] + draw(c_.rng, 0, extent(box_, d) - e);
+      src.hi[d] = src.lo[d] + e;
+      dst_lo[d] = box_.lo[d] + draw(c_.rng, 0, extent(box_, d) - e);
+    }
+    const bool into_w = c_.rng() % 2 == 0;
+    copy_section(*u_, src, into_w ? *w_ : *u_, dst_lo);
+    std::vector<double> moved;  // read everything before writing: the boxes may overlap
+    for_each_point(src, [&](const Point<N>& p) { moved.push_back(su_[p]); });
+    Shadow<N>& target = into_w ? sw_ : su_;
+    std::size_t k = 0;
+    for_each_point(Box<N>::from_extents(dst_lo, extents(src)), [&](const Point<N>& q) { target[q] = moved[k++]; });
+  }
+
+  // copy into an array over another domain of the same box (another distribution and ghosts),
+  // checked there, then copied back into w.
+  void copy_across() {
+    const GhostSpec<N> g = testing::random_ghosts<N>(c_.rng);
+    Domain<N> other(c_.comm, any_distribution(box_, g));
+    DistArray<double, N> x(other, g);
+    copy(*u_, x);
+    check_owned("copy of u", x, su_, c_.tally, MPI_COMM_WORLD);
+    copy(x, *w_);
+    sw_ = su_;
+  }
+
+  // A transpose by a random permutation into an array over a permuted box, checked there, and
+  // back into w; for a cube, half the time in place in u.
+  void transposes() {
+    std::array<int, N> perm;
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), c_.rng);
+    Box<N> tbox;
+    for (std::size_t d = 0; d < N; ++d) {
+      tbox.lo[d] = draw(c_.rng, -3, 3);
+      tbox.hi[d] = tbox.lo[d] + extent(box_, static_cast<std::size_t>(perm[d]));
+    }
+    // Where element p of a box `from` goes under `perm` in the box `to`.
+    const auto moved_to = [&](const Box<N>& from, const Box<N>& to, const Point<N>& p) {
+      Point<N> q;
+      for (std::size_t d = 0; d < N; ++d) {
+        const auto s = static_cast<std::size_t>(perm[d]);
+        q[d] = to.lo[d] + p[s] - from.lo[s];
+      }
+      return q;
+    };
+    const bool cube = std::all_of(perm.begin(), perm.end(), [&](int d) {
+      return extent(box_, static_cast<std::size_t>(d)) == extent(box_, 0);
+    });
+    if (cube && c_.rng() % 2 == 0) {
+      transpose(*u_, *u_, perm);
+      Shadow<N> t(box_);
+      for_each_point(box_, [&](const Point<N>& p) { t[moved_to(box_, box_, p)] = su_[p]; });
+      su_ = std::move(t);
+      return;
+    }
+    const GhostSpec<N> g = testing::random_ghosts<N>(c_.rng);
+    Domain<N> tdom(c_.comm, any_distribution(tbox, g));
+    DistArray<double, N> t(tdom, g);
+    transpose(*u_, t, perm);
+    Shadow<N> st(tbox);
+    for_each_point(box_, [&](const Point<N>& p) { st[moved_to(box_, tbox, p)] = su_[p]; });
+    check_owned("transpose of u", t, st, c_.tally, MPI_COMM_WORLD);
+    std::array<int, N> inverse;
+    for (std::size_t d = 0; d < N; ++d) inverse[static_cast<std::size_t>(perm[d])] = static_cast<int>(d);
+    transpose(t, *w_, inverse);
+    sw_ = su_;
+  }
+
+  // io::save, then io::load into fresh arrays (other ghosts) over a fresh domain with another
+  // distribution, which then replace the run's arrays: a restart.
+  void checkpoint_restart() {
+    const auto operation = static_cast<std::int64_t>(c_.operations);
+    io::save(c_.checkpoint_path, {{"operation", operation}}, io::named("u", *u_), io::named("w", *w_));
+    const GhostSpec<N> g = testing::random_ghosts<N>(c_.rng);
+    auto dom = std::make_unique<Domain<N>>(c_.comm, any_distribution(box_, g));
+    auto u = std::make_unique<DistArray<double, N>>(*dom, g);
+    auto w = std::make_unique<DistArray<double, N>>(*dom);
+    const io::Attributes at = io::load(c_.checkpoint_path, io::named("u", *u), io::named("w", *w));
+    const auto found = at.find("operation");
+    if (found == at.end() || found->second != io::AttributeValue(operation))
+      c_.tally.fail("the checkpoint's attribute 'operation' did not come back");
+    u_ = std::move(u);
+    w_ = std::move(w);
+    dom_ = std::move(dom);
+    ghosts_ = g;
+  }
+
+  // gather_to_all or gather_to a random root, checked against the shadow; then scatter_from a
+  // random root sets w.
+  void gather_scatter() {
+    const int size = c_.comm.size(), rank = c_.comm.rank();
+    if (c_.rng() % 2 == 0) {
+      check_whole("u gathered to all", u_->gather_to_all(), su_, c_.tally);
+    } else {
+      const int root = static_cast<int>(draw(c_.rng, 0, size - 1));
+      const std::vector<double> whole = u_->gather_to(root);
+      if (rank == root)
+        check_whole("u gathered to its root", whole, su_, c_.tally);
+      else if (!whole.empty())
+        c_.tally.fail("gather_to filled a vector on a rank other than the root");
+    }
+    const int root = static_cast<int>(draw(c_.rng, 0, size - 1));
+    const std::uint64_t salt = c_.rng();
+    for_each_point(box_, [&](const Point<N>& p) { sw_[p] = fresh_value(p, salt); });
+    w_->scatter_from(root, rank == root ? std::span<const double>(sw_.values) : std::span<const double>());
+  }
+
+  // max, min_loc and max_loc against the shadow (exact: no rounding in max and min).
+  void reductions() {
+    const auto lowest = std::min_element(su_.values.begin(), su_.values.end());  // the first: lexicographic
+    const auto highest = std::max_element(su_.values.begin(), su_.values.end());
+    const auto point_at = [&](std::size_t k) {
+      Point<N> p;
+      for (std::size_t d = N; d-- > 0;) {
+        p[d] = box_.lo[d] + static_cast<index_t>(k) % extent(box_, d);
+        k /= static_cast<std::size_t>(extent(box_, d));
+      }
+      return p;
+    };
+    const auto expect_at = [&](const char* what, const ValueAt<double, N>& got, auto it) {
+      const Point<N> want = point_at(static_cast<std::size_t>(it - su_.values.begin()));
+      c_.tally.compare(got.value, *it, [&] { return std::string(what); });
+      for (std::size_t d = 0; d < N; ++d)
+        c_.tally.compare(static_cast<double>(got.at[d]), static_cast<double>(want[d]),
+                         [&] { return std::string(what) + " point, axis " + std::to_string(d); });
+    };
+    c_.tally.compare(u_->max(), *highest, [] { return std::string("u.max()"); });
+    expect_at("u.min_loc()", u_->min_loc(), lowest);
+    expect_at("u.max_loc()", u_->max_loc(), highest);
+  }
+
+  // The checker's self-test: every rank that owns part of u changes its first element there, which
+  // the checks must report.
+  void corrupt() {
+    bool done = false;
+    u_->for_each_owned([&](const Point<N>&, double& x) {
+      if (!std::exchange(done, true)) x += 1.0;
+    });
+  }
+
+  Context& c_;
+  index_t max_extent_;
+  Box<N> box_;
+  Shadow<N> su_, sw_;
+  GhostSpec<N> ghosts_;
+  std::unique_ptr<Domain<N>> dom_;
+  std::unique_ptr<DistArray<double, N>> u_, w_;  // declared after dom_: destroyed before it
+};
+
+}  // namespace tessera::soak

@@ -1,0 +1,144 @@
+#pragma once
+// The soak test's serial reference: every rank keeps a whole copy of each distributed array (the
+// shadow) and checks its own part of the distributed one against it after every operation.
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine_checks.hpp"
+#include "tessera/tessera.hpp"
+
+namespace tessera::soak {
+
+/// A value that tells points and writes apart: an integer below 2^53, so exact in a double and
+/// compared bit for bit.
+template <std::size_t N>
+[[nodiscard]] double fresh_value(const Point<N>& p, std::uint64_t salt) {
+  return static_cast<double>(hash_combine(hash_value(p), salt) >> 11);
+}
+
+/// The whole array over `box`, row-major, on one rank.
+template <std::size_t N>
+struct Shadow {
+  Box<N> box;
+  std::vector<double> values;
+
+  explicit Shadow(const Box<N>& b) : box(b), values(static_cast<std::size_t>(volume(b)), 0.0) {}
+
+  [[nodiscard]] std::size_t index(const Point<N>& p) const {
+    index_t k = 0;
+    for (std::size_t d = 0; d < N; ++d) k = k * extent(box, d) + (p[d] - box.lo[d]);
+    return static_cast<std::size_t>(k);
+  }
+  [[nodiscard]] double& operator[](const Point<N>& p) { return values[index(p)]; }
+  [[nodiscard]] double operator[](const Point<N>& p) const { return values[index(p)]; }
+
+  /// What a preserving redistribution onto `to` leaves: values in both boxes kept, new ones 0.
+  [[nodiscard]] Shadow resized(const Box<N>& to) const {
+    Shadow out(to);
+    for_each_point(intersect(box, to), [&](const Point<N>& p) { out[p] = (*this)[p]; });
+    return out;
+  }
+};
+
+/// Elements compared and mismatches found on this rank; the first few mismatches are printed.
+class Tally {
+ public:
+  explicit Tally(int rank) : rank_(rank) {}
+
+  /// Counts one comparison of `got` with `want` (bit for bit); `what` describes it when they differ.
+  template <class Describe>
+  void compare(double got, double want, Describe&& what) {
+    ++elements_;
+    if (got == want) return;
+    if (++mismatches_ <= kPrinted) {
+      std::fprintf(stderr, "soak: rank %d: operation %llu (%s): %s holds %.17g, expected %.17g\n", rank_,
+                   static_cast<unsigned long long>(operation_), name_.c_str(), what().c_str(), got, want);
+      std::fflush(stderr);
+    }
+  }
+  /// A failed check that is not an element comparison (a point owned by the wrong rank, a count).
+  void fail(const std::string& what) {
+    if (++mismatches_ <= kPrinted) {
+      std::fprintf(stderr, "soak: rank %d: operation %llu (%s): %s\n", rank_, static_cast<unsigned long long>(operation_),
+                   name_.c_str(), what.c_str());
+      std::fflush(stderr);
+    }
+  }
+  /// Names the operation later messages belong to.
+  void begin(std::uint64_t operation, std::string name) {
+    operation_ = operation;
+    name_ = std::move(name);
+  }
+  [[nodiscard]] const std::string& operation_name() const noexcept { return name_; }
+  [[nodiscard]] std::uint64_t elements() const noexcept { return elements_; }
+  [[nodiscard]] std::uint64_t mismatches() const noexcept { return mismatches_; }
+  [[nodiscard]] int rank() const noexcept { return rank_; }
+
+ private:
+  static constexpr std::uint64_t kPrinted = 10;
+  int rank_;
+  std::uint64_t elements_ = 0, mismatches_ = 0, operation_ = 0;
+  std::string name_;
+};
+
+template <std::size_t N>
+std::string describe(const char* array, const Point<N>& p) {
+  std::ostringstream out;
+  out << array << p;
+  return out.str();
+}
+
+/// Every element this rank owns in `a` against the shadow; the owner of each according to the
+/// distribution; and, across the ranks of `world`, that every index is owned exactly once.
+template <std::size_t N>
+void check_owned(const char* name, const DistArray<double, N>& a, const Shadow<N>& s, Tally& tally, MPI_Comm world) {
+  if (a.domain().box() != s.box) {
+    std::ostringstream out;
+    out << name << ": the domain box " << a.domain().box() << " differs from the shadow's " << s.box;
+    return tally.fail(out.str());
+  }
+  const Distribution<N>& dist = a.distribution();
+  long long owned = 0;
+  a.for_each_owned([&](const Point<N>& p, const double& x) {
+    ++owned;
+    if (!contains(s.box, p)) return tally.fail(describe(name, p) + " is outside the domain");
+    if (dist.owner(p) != tally.rank()) tally.fail(describe(name, p) + " is visited by a rank that does not own it");
+    tally.compare(x, s[p], [&] { return describe(name, p); });
+  });
+  if (owned != dist.local_size(tally.rank())) tally.fail(std::string(name) + ": for_each_owned disagrees with local_size");
+  long long total = 0;
+  MPI_Allreduce(&owned, &total, 1, MPI_LONG_LONG, MPI_SUM, world);
+  if (total != volume(s.box))
+    tally.fail(std::string(name) + ": " + std::to_string(total) + " elements owned in all, the domain holds " +
+               std::to_string(volume(s.box)));
+}
+
+/// Every ghost element the spec asks to fill against the shadow value of the point it mirrors.
+template <std::size_t N>
+void check_ghosts(const char* name, const DistArray<double, N>& a, const Shadow<N>& s, Tally& tally) {
+  const GhostSpec<N>& g = a.ghosts();
+  testing::for_each_stored(a.layout(), [&](const PatchLayout<N>& patch, const Point<N>& q, index_t offset, bool owned) {
+    if (owned || !testing::in_requested_ghost(patch.owned_box(), g, q)) return;
+    const auto mirrored = testing::wrap_point(s.box, g.periodic, q);
+    if (!mirrored) return;  // outside a non-periodic boundary: the program's to fill
+    tally.compare(a.storage()[static_cast<std::size_t>(offset)], s[*mirrored],
+                  [&] { return describe(name, q) + " (ghost)"; });
+  });
+}
+
+/// A whole array in row-major order (a gather) against the shadow.
+template <std::size_t N>
+void check_whole(const char* name, const std::vector<double>& whole, const Shadow<N>& s, Tally& tally) {
+  if (whole.size() != s.values.size())
+    return tally.fail(std::string(name) + ": gathered " + std::to_string(whole.size()) + " elements, expected " +
+                      std::to_string(s.values.size()));
+  for (std::size_t k = 0; k < whole.size(); ++k)
+    tally.compare(whole[k], s.values[k], [&] { return std::string(name) + " element " + std::to_string(k); });
+}
+
+}  // namespace tessera::soak

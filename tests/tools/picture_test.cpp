@@ -1,0 +1,136 @@
+// The picture behind `tessera show`: cells cut evenly, each coloured by the rank owning most of it
+// (checked by counting every index), slices of 3-D domains, and the chosen rank's ghost marks.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "picture/picture_of.hpp"
+#include "tessera/spec/spec.hpp"
+
+namespace {
+
+using tessera::index_t;
+using tessera_tool::CellMark;
+using tessera_tool::CellOwnerRule;
+using tessera_tool::OwnerPicture;
+using tessera_tool::PictureOptions;
+
+template <std::size_t N>
+OwnerPicture picture(const std::string& text, int comm_size, PictureOptions opt) {
+  const auto spec = tessera::parse_spec(text);
+  return tessera_tool::picture_of(tessera::to_distribution<N>(spec, comm_size), tessera::to_ghosts<N>(spec), opt);
+}
+
+TEST(ToolCellAxis, CellsAreEvenAndCoverTheDomain) {
+  const auto axis = tessera_tool::make_cell_axis(0, -3, 97, 0, 0, 64);
+  ASSERT_EQ(axis.cells(), 64);
+  EXPECT_EQ(axis.edges.front(), -3);
+  EXPECT_EQ(axis.edges.back(), 97);
+  EXPECT_EQ(axis.min_cell_width(), 1);
+  EXPECT_EQ(axis.max_cell_width(), 2);
+  EXPECT_TRUE(axis.downsampled());
+  EXPECT_EQ(axis.cell_of(-3), 0);
+  EXPECT_EQ(axis.cell_of(96), 63);
+  EXPECT_EQ(axis.cell_of(97), -1);
+}
+
+TEST(ToolCellAxis, SmallDomainsGetOneCellPerIndexAndMarginsStayOutside) {
+  const auto axis = tessera_tool::make_cell_axis(1, 0, 10, 2, 1, 64);
+  ASSERT_EQ(axis.cells(), 13);
+  EXPECT_FALSE(axis.downsampled());
+  EXPECT_FALSE(axis.inside(0));
+  EXPECT_TRUE(axis.inside(2));
+  EXPECT_FALSE(axis.inside(12));
+}
+
+TEST(ToolCellAxis, HugeExtentsDoNotOverflow) {
+  const index_t big = 1'000'000'000'000'000'000;
+  const auto axis = tessera_tool::make_cell_axis(0, -big, big, 0, 0, 4096);
+  ASSERT_EQ(axis.cells(), 4096);
+  for (int k = 0; k < axis.cells(); ++k) EXPECT_LT(axis.first(k), axis.end(k));
+  EXPECT_EQ(axis.edges.back(), big);
+}
+
+TEST(ToolPicture, MajorityOwnerMatchesCountingEveryIndex) {
+  const std::string text = "domain=50x70 grid=2x3 dist=block_cyclic(3),cyclic";
+  const auto dist = tessera::to_distribution<2>(tessera::parse_spec(text), 6);
+  PictureOptions opt;
+  opt.max_cells = 16;
+  const OwnerPicture pic = picture<2>(text, 6, opt);
+  ASSERT_EQ(pic.rows.cells(), 16);
+  ASSERT_EQ(pic.cols.cells(), 16);
+  for (int r = 0; r < pic.rows.cells(); ++r)
+    for (int c = 0; c < pic.cols.cells(); ++c) {
+      std::map<int, index_t> count;
+      for (index_t i = pic.rows.first(r); i < pic.rows.end(r); ++i)
+        for (index_t j = pic.cols.first(c); j < pic.cols.end(c); ++j) ++count[dist.owner({i, j})];
+      int best = -1;
+      index_t most = -1;
+      for (const auto& [rank, n] : count)
+        if (n > most) best = rank, most = n;  // map order: ties go to the lowest rank
+      EXPECT_EQ(pic.owner_at(r, c), best) << "cell " << r << "," << c;
+      const index_t cell = (pic.rows.end(r) - pic.rows.first(r)) * (pic.cols.end(c) - pic.cols.first(c));
+      EXPECT_FLOAT_EQ(pic.owner_share[pic.cell_index(r, c)], static_cast<float>(most) / static_cast<float>(cell));
+    }
+}
+
+TEST(ToolPicture, InterleavedCellsAreMixedAndBlockBoundariesAreNot) {
+  PictureOptions opt;
+  opt.max_cells = 10;
+  // Cells of 10 columns: cyclic over 2 ranks interleaves in every cell.
+  const OwnerPicture cyclic = picture<2>("domain=100x100 grid=1x2 dist=block,cyclic", 2, opt);
+  for (int c = 0; c < cyclic.cols.cells(); ++c) EXPECT_TRUE(cyclic.mixed(0, c)) << c;
+  // Blocks of 34/33/33 rows: the cells holding a boundary hold two ranks, each in one box.
+  const OwnerPicture blocks = picture<2>("domain=100x100 grid=3x1", 3, opt);
+  for (int r = 0; r < blocks.rows.cells(); ++r) EXPECT_FALSE(blocks.mixed(r, 0)) << r;
+  EXPECT_EQ(blocks.owner_at(3, 0), 1);  // rows 30..39: 4 of rank 0, 6 of rank 1
+}
+
+TEST(ToolPicture, FirstIndexRuleUsesTheOwnerOfEachCellsFirstIndex) {
+  const std::string text = "domain=1000 dist=cyclic";
+  const auto dist = tessera::to_distribution<1>(tessera::parse_spec(text), 4);
+  PictureOptions opt;
+  opt.max_cells = 64;
+  opt.rule = CellOwnerRule::first_index;
+  const OwnerPicture pic = picture<1>(text, 4, opt);
+  ASSERT_TRUE(pic.one_dimensional());
+  for (int c = 0; c < pic.cols.cells(); ++c) EXPECT_EQ(pic.owner_at(0, c), dist.owner({pic.cols.first(c)}));
+  EXPECT_TRUE(pic.second_owner.empty());
+}
+
+TEST(ToolPicture, SliceOfA3DDomain) {
+  PictureOptions opt;
+  opt.slice = {{1, 4}};
+  const OwnerPicture pic = picture<3>("domain=4x6x8 grid=1x2x2", 4, opt);
+  EXPECT_EQ(pic.rows.dim, 0);
+  EXPECT_EQ(pic.cols.dim, 2);
+  EXPECT_EQ(pic.slice_text, "dimension 1 = 4");
+  // Index 4 of dimension 1 lies in the second half: ranks 2 and 3.
+  EXPECT_EQ(pic.owner_at(0, 0), 2);
+  EXPECT_EQ(pic.owner_at(3, 7), 3);
+  opt.slice = {{1, 6}};
+  EXPECT_THROW((void)picture<3>("domain=4x6x8 grid=1x2x2", 4, opt), tessera_tool::UsageError);
+}
+
+TEST(ToolPicture, GhostMarksOfTheChosenRank) {
+  PictureOptions opt;
+  opt.chosen_rank = 0;
+  const OwnerPicture pic = picture<2>("domain=6x6 grid=2x2 ghosts=1", 4, opt);
+  // Rows and columns -1..6: the margin of width 1 around the 6x6 domain.
+  ASSERT_EQ(pic.rows.cells(), 8);
+  ASSERT_EQ(pic.rows.first(0), -1);
+  EXPECT_EQ(pic.mark_at(1, 1), CellMark::owned);           // (0, 0)
+  EXPECT_EQ(pic.mark_at(1, 4), CellMark::ghost_filled);    // (0, 3): from rank 1
+  EXPECT_EQ(pic.mark_at(4, 4), CellMark::ghost_filled);    // (3, 3): the corner, from rank 3
+  EXPECT_EQ(pic.mark_at(0, 1), CellMark::ghost_unfilled);  // (-1, 0): beyond the edge
+  EXPECT_EQ(pic.mark_at(5, 1), CellMark::other);           // (4, 0)
+  EXPECT_EQ(pic.owner_at(0, 1), -1);                       // the margin has no owner
+}
+
+TEST(ToolPicture, RanksThatDoNotExistAreRefused) {
+  PictureOptions opt;
+  opt.chosen_rank = 4;
+  EXPECT_THROW((void)picture<2>("domain=6x6 grid=2x2", 4, opt), tessera_tool::UsageError);
+}
+
+}  // namespace

@@ -1,0 +1,97 @@
+#include "commands/show_command.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <ostream>
+
+#include "picture/picture_of.hpp"
+#include "picture/show_svg.hpp"
+#include "picture/show_text.hpp"
+#include "spec_input.hpp"
+
+namespace tessera_tool {
+namespace {
+
+// "D=I" -> (D, I).
+std::pair<int, index_t> parse_slice(const std::string& text) {
+  const auto eq = text.find('=');
+  try {
+    if (eq == std::string::npos) throw std::invalid_argument("no '='");
+    std::size_t used = 0;
+    const int dim = std::stoi(text.substr(0, eq), &used);
+    if (used != eq) throw std::invalid_argument("dimension");
+    const std::string index = text.substr(eq + 1);
+    const long long at = std::stoll(index, &used);
+    if (used != index.size()) throw std::invalid_argument("index");
+    return {dim, at};
+  } catch (const std::logic_error&) {
+    throw UsageError("--slice: '" + text + "' is not DIMENSION=INDEX (e.g. --slice 2=10)");
+  }
+}
+
+}  // namespace
+
+CLI::App* add_show_command(CLI::App& app, ShowOptions& o) {
+  CLI::App* cmd = app.add_subcommand("show", "Draw which rank owns which indices of a SPEC (terminal and SVG)");
+  cmd->add_option("SPEC", o.spec_words,
+                  "the distribution, one or more fields (domain=8x12 grid=2x3 dist=block,cyclic ghosts=1), "
+                  "or @FILE; see docs/spec-format.md")
+      ->required()
+      ->type_name("FIELD");
+  cmd->add_option("--ranks", o.ranks,
+                  "ranks to lay the spec out on (default: the ranks its grid places, else 4)")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--rank", o.rank, "shade this rank's ghost region (and outline what it owns)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--svg", o.svg_path, "also write the picture to this SVG file")->type_name("FILE");
+  cmd->add_option("--max-cells", o.max_cells,
+                  "cells per axis of the SVG at most; a larger domain is downsampled (default 128; the "
+                  "terminal map uses at most 64)")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--cell-owner", o.cell_owner,
+                  "colour of a downsampled cell: 'majority' (the rank owning most of it) or 'first' (the owner "
+                  "of its first index)")
+      ->check(CLI::IsMember({"majority", "first"}));
+  cmd->add_option("--slice", o.slice, "3-D: the slice drawn, DIMENSION=INDEX (default: dimension 0 at its first index)")
+      ->type_name("D=I");
+  cmd->footer("Examples:\n"
+              "  tessera show domain=12x18 grid=2x3 dist=cut(0,4,12),block\n"
+              "  tessera show domain=16x16 grid=2x2 ghosts=1p --rank 3 --svg rank3.svg\n"
+              "  tessera show domain=1000x1000 dist=block_cyclic(64),cyclic --ranks 6 --max-cells 100");
+  return cmd;
+}
+
+void run_show(const ShowOptions& o, std::ostream& out) {
+  const SpecArgument arg = read_spec(o.spec_words, "SPEC");
+  const int comm_size = communicator_size(o.ranks, {&arg.spec});
+  PictureOptions popt;
+  popt.rule = o.cell_owner == "first" ? CellOwnerRule::first_index : CellOwnerRule::majority;
+  popt.chosen_rank = o.rank.value_or(-1);
+  if (!o.slice.empty()) popt.slice = parse_slice(o.slice);
+
+  with_rank(arg.spec.rank(), "SPEC", [&](auto n) {
+    constexpr std::size_t N = decltype(n)::value;
+    const auto dist = tessera::to_distribution<N>(arg.spec, comm_size);
+    const auto ghosts = tessera::to_ghosts<N>(arg.spec);
+    const auto draw = [&](int cells) {
+      PictureOptions p = popt;
+      p.max_cells = cells;
+      OwnerPicture pic = picture_of(dist, ghosts, p);
+      pic.spec_text = tessera::to_string(arg.spec);
+      return pic;
+    };
+    const int text_cells = std::min(o.max_cells, max_terminal_cells);
+    const OwnerPicture text_picture = draw(text_cells);
+    out << render_text(text_picture);
+    if (text_picture.indices == 0) out << "(the domain holds no index)\n";
+    if (o.svg_path.empty()) return;
+    const std::string svg = render_svg(text_cells == o.max_cells ? text_picture : draw(o.max_cells));
+    std::ofstream file(o.svg_path);
+    file << svg;
+    file.close();
+    if (!file) throw RuntimeFailure("--svg: cannot write '" + o.svg_path + "'");
+    out << "\nwrote " << o.svg_path << '\n';
+  });
+}
+
+}  // namespace tessera_tool
