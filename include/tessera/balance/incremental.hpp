@@ -29,20 +29,22 @@
 namespace tessera {
 
 /// The axes incremental balancing moves: those spread over more than one grid coordinate. Throws
-/// `Error(invalid_argument)` (naming `where`) if such an axis is not cut into intervals, or the
-/// distribution is user-defined.
+/// `Error(invalid_argument)` (naming `where`) if any axis is not cut into intervals (block, cut,
+/// weights, general, collapsed), even one the grid does not split, or the distribution is
+/// user-defined.
 template <std::size_t N>
 [[nodiscard]] std::array<bool, N> balanced_axes(const Distribution<N>& dist, const char* where) {
   if (dist.is_user_defined())
     fail_argument(where, "distribution", dist, "is user-defined: incremental balancing moves the cuts of interval axes");
   std::array<bool, N> axes{};
   for (std::size_t d = 0; d < N; ++d) {
-    if (dist.grid().extent(d) <= 1) continue;
+    // Every axis must own intervals, split or not: a rank's part must be one box for the step's
+    // accounting and for migrating in place (a cyclic axis over one coordinate still compacts).
     if (!dist.dim(d).owns_intervals())
       fail_argument(where, "distribution", dist,
                     detail::concat("is ", to_string(dist.dim(d).kind()), " along axis ", d,
                                    ": incremental balancing moves interval boundaries (block, cut, general)"));
-    axes[d] = true;
+    axes[d] = dist.grid().extent(d) > 1;
   }
   return axes;
 }

@@ -168,6 +168,9 @@ TEST(Incremental, BadInputIsRefusedEverywhereAndChangesNothing) {
   EXPECT_THROW((void)cut_target(dom.distribution(), {1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0}), Error);
   const Distribution<2> other(Box<2>({0, 0}, {21, 20}), grid, {block(), collapsed()});
   EXPECT_THROW((void)plan_step(dom, other, 0.5), Error);
+  // A cyclic axis the grid does not split is refused too (found by the soak test).
+  const Distribution<2> unsplit_cyclic(box, grid, {block(), cyclic()});
+  EXPECT_THROW((void)cut_target(unsplit_cyclic, std::vector<double>(static_cast<std::size_t>(comm.size()), 1.0)), Error);
   if (comm.size() > 1) {
     const Distribution<2> cyc(box, grid, {cyclic(), collapsed()});
     EXPECT_THROW((void)cut_target(cyc, std::vector<double>(static_cast<std::size_t>(comm.size()), 1.0)), Error);
