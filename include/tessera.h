@@ -101,7 +101,11 @@ typedef enum tessera_type {
   TESSERA_INT32 = 3,          /**< int32_t */
   TESSERA_INT64 = 4,          /**< int64_t */
   TESSERA_COMPLEX_DOUBLE = 5, /**< double _Complex (C), std::complex<double> (C++): two doubles */
-  TESSERA_INDEX = 6           /**< tessera_index: a point, for the index arrays of tessera_gather/scatter */
+  TESSERA_INDEX = 6           /**< tessera_index: a point, for the index arrays of tessera_gather/scatter */,
+  /* Not values: they make the enum span every int, so that C++ reads any int a C caller passes
+     without undefined behaviour, and the library can reject it with an error. */
+  TESSERA_TYPE_MIN_ENUM_ = -0x7FFFFFFF - 1,
+  TESSERA_TYPE_MAX_ENUM_ = 0x7FFFFFFF
 } tessera_type;
 
 /** A point of an array's domain, the element of a TESSERA_INDEX array (entries past the indexed
@@ -127,7 +131,11 @@ typedef enum tessera_dim_kind {
   TESSERA_DIM_CYCLIC = 4,       /**< round robin over logical blocks (ZPL cyc, D_CYCLIC) */
   TESSERA_DIM_BLOCK_CYCLIC = 5, /**< blocks of block_size dealt round robin from coordinate source */
   TESSERA_DIM_COLLAPSED = 6,    /**< not distributed: the grid axis must have extent 1 (D_NONE) */
-  TESSERA_DIM_IRREGULAR = 7     /**< an owner coordinate per index */
+  TESSERA_DIM_IRREGULAR = 7     /**< an owner coordinate per index */,
+  /* Not values: they make the enum span every int, so that C++ reads any int a C caller passes
+     without undefined behaviour, and the library can reject it with an error. */
+  TESSERA_DIM_KIND_MIN_ENUM_ = -0x7FFFFFFF - 1,
+  TESSERA_DIM_KIND_MAX_ENUM_ = 0x7FFFFFFF
 } tessera_dim_kind;
 
 /** One dimension's distribution. Fill the fields its kind uses; the others are ignored. */
@@ -155,7 +163,11 @@ typedef struct tessera_ghosts {
 /** What happens to values when a domain changes its distribution. */
 typedef enum tessera_redistribution {
   TESSERA_PRESERVE = 0,   /**< every index keeps its value (ZPL <==) */
-  TESSERA_DESTRUCTIVE = 1 /**< storage is reshaped and zeroed; nothing moves (ZPL <=#) */
+  TESSERA_DESTRUCTIVE = 1 /**< storage is reshaped and zeroed; nothing moves (ZPL <=#) */,
+  /* Not values: they make the enum span every int, so that C++ reads any int a C caller passes
+     without undefined behaviour, and the library can reject it with an error. */
+  TESSERA_REDISTRIBUTION_MIN_ENUM_ = -0x7FFFFFFF - 1,
+  TESSERA_REDISTRIBUTION_MAX_ENUM_ = 0x7FFFFFFF
 } tessera_redistribution;
 
 /** How arriving values combine, and which fold a reduction computes. */
@@ -164,7 +176,11 @@ typedef enum tessera_op {
   TESSERA_OP_ADD = 1,
   TESSERA_OP_MULTIPLY = 2,
   TESSERA_OP_MIN = 3,
-  TESSERA_OP_MAX = 4
+  TESSERA_OP_MAX = 4,
+  /* Not values: they make the enum span every int, so that C++ reads any int a C caller passes
+     without undefined behaviour, and the library can reject it with an error. */
+  TESSERA_OP_MIN_ENUM_ = -0x7FFFFFFF - 1,
+  TESSERA_OP_MAX_ENUM_ = 0x7FFFFFFF
 } tessera_op;
 
 /** A rank's view of one patch of its storage: a dense row-major array whose local index runs over
@@ -440,7 +456,11 @@ typedef enum tessera_policy_kind {
   TESSERA_POLICY_STATIC = 1,         /**< delta whenever the imbalance exceeds tolerance */
   TESSERA_POLICY_D3ARC_ADAPTIVE = 2, /**< D3-ARC's adaptive delta: initial delta, tolerance, min_delta */
   TESSERA_POLICY_AMORTISED = 3,      /**< AMP: delta if paid back within payback_limit iterations */
-  TESSERA_POLICY_HORIZON = 4         /**< tessera's: best expected saving over the load's horizon */
+  TESSERA_POLICY_HORIZON = 4         /**< tessera's: best expected saving over the load's horizon */,
+  /* Not values: they make the enum span every int, so that C++ reads any int a C caller passes
+     without undefined behaviour, and the library can reject it with an error. */
+  TESSERA_POLICY_KIND_MIN_ENUM_ = -0x7FFFFFFF - 1,
+  TESSERA_POLICY_KIND_MAX_ENUM_ = 0x7FFFFFFF
 } tessera_policy_kind;
 
 /** A policy and its parameters; tessera_policy_defaults fills the defaults of a kind. */
@@ -456,7 +476,11 @@ tessera_status tessera_policy_defaults(tessera_policy_kind kind, tessera_policy*
 typedef enum tessera_weight_rule {
   TESSERA_WEIGHTS_THROUGHPUT = 0,
   TESSERA_WEIGHTS_INVERSE_TIME = 1,
-  TESSERA_WEIGHTS_D3ARC = 2
+  TESSERA_WEIGHTS_D3ARC = 2,
+  /* Not values: they make the enum span every int, so that C++ reads any int a C caller passes
+     without undefined behaviour, and the library can reject it with an error. */
+  TESSERA_WEIGHT_RULE_MIN_ENUM_ = -0x7FFFFFFF - 1,
+  TESSERA_WEIGHT_RULE_MAX_ENUM_ = 0x7FFFFFFF
 } tessera_weight_rule;
 
 typedef struct tessera_balancer_options {

@@ -56,7 +56,7 @@ typedef double real;
 
 /** Element types of d3_darray. D3_INT is a 32-bit int, D3_LONG a 64-bit long (LP64), D3_COMPLEX a
  *  double _Complex; D3_FLOAT (Fig. 2) and D3_DOUBLE ("real") are the paper's. */
-typedef enum dtype_t { D3_FLOAT = 0, D3_DOUBLE = 1, D3_INT = 2, D3_LONG = 3, D3_COMPLEX = 4 } dtype_t;
+typedef enum dtype_t { D3_FLOAT = 0, D3_DOUBLE = 1, D3_INT = 2, D3_LONG = 3, D3_COMPLEX = 4, DTYPE_MIN_ENUM_ = -0x7FFFFFFF - 1, DTYPE_MAX_ENUM_ = 0x7FFFFFFF } dtype_t;
 
 /** Distribution of one dimension (appendix: {D_NONE, D_BLOCK, D_CYCLIC, D_GENERAL}).
  *  - D_NONE: not distributed (the grid has extent 1 along it);
@@ -64,12 +64,17 @@ typedef enum dtype_t { D3_FLOAT = 0, D3_DOUBLE = 1, D3_INT = 2, D3_LONG = 3, D3_
  *  - D_CYCLIC: logical blocks dealt round robin (no viewport along such a dimension);
  *  - D_GENERAL: one interval per process, sized by the weights, cut per slab of the dimensions
  *    distributed before it (the paper's tree of intervals, Fig. 6). */
-typedef enum dist_t { D_NONE = 0, D_BLOCK = 1, D_CYCLIC = 2, D_GENERAL = 3 } dist_t;
+typedef enum dist_t { D_NONE = 0, D_BLOCK = 1, D_CYCLIC = 2, D_GENERAL = 3, DIST_MIN_ENUM_ = -0x7FFFFFFF - 1, DIST_MAX_ENUM_ = 0x7FFFFFFF } dist_t;
 
 /** Viewport border kinds (d3_viewport). */
 typedef enum vp_t {
   VP_REL = 0, /**< the width is relative: the border extends the owned region by |v| cells */
-  VP_ABS = 1  /**< the width is absolute: the border lies at global index v (see d3_viewport) */
+  VP_ABS = 1, /**< the width is absolute: the border lies at global index v (see d3_viewport) */
+  /* Not values (nor are the *_ENUM_ entries of dtype_t and dist_t): they make each enum span every
+     int, so that the C++ runtime reads any int a C caller passes without undefined behaviour and
+     rejects it with an error. */
+  VP_MIN_ENUM_ = -0x7FFFFFFF - 1,
+  VP_MAX_ENUM_ = 0x7FFFFFFF
 } vp_t;
 
 /** A process grid (appendix: "the address of a pgrid_t structure"); opaque, owned by the runtime

@@ -27,6 +27,8 @@ std::shared_ptr<BalancePolicy> make_policy(const tessera_policy& p) {
       return std::make_shared<AmortisedDelta>(p.payback_limit, p.delta, p.tolerance);
     case TESSERA_POLICY_HORIZON:
       return std::make_shared<HorizonPolicy>(std::vector<double>{0.25, 0.5, 1.0}, p.tolerance);
+    default:  // the *_ENUM_ sentinels and any other int leave the switch unhandled
+      break;
   }
   fail_c(TESSERA_ERR_INVALID_ARGUMENT, "argument 'policy->kind' = ", static_cast<int>(p.kind),
          " is not a tessera_policy_kind");

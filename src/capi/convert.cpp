@@ -16,6 +16,8 @@ const char* type_name(tessera_type type) noexcept {
       return "TESSERA_COMPLEX_DOUBLE";
     case TESSERA_INDEX:
       return "TESSERA_INDEX";
+    default:  // the *_ENUM_ sentinels and any other int leave the switch unhandled
+      break;
   }
   return "not a tessera_type";
 }
@@ -79,6 +81,8 @@ CombineOp to_op(tessera_op op, const char* argument) {
       return CombineOp::min;
     case TESSERA_OP_MAX:
       return CombineOp::max;
+    default:  // the *_ENUM_ sentinels and any other int leave the switch unhandled
+      break;
   }
   fail_c(TESSERA_ERR_INVALID_ARGUMENT, "argument '", argument, "' = ", static_cast<int>(op), " is not a tessera_op");
 }
@@ -89,6 +93,8 @@ Redistribution to_mode(tessera_redistribution mode) {
       return Redistribution::preserve;
     case TESSERA_DESTRUCTIVE:
       return Redistribution::destructive;
+    default:  // the *_ENUM_ sentinels and any other int leave the switch unhandled
+      break;
   }
   fail_c(TESSERA_ERR_INVALID_ARGUMENT, "argument 'mode' = ", static_cast<int>(mode),
          " is not a tessera_redistribution (TESSERA_PRESERVE or TESSERA_DESTRUCTIVE)");

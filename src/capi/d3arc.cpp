@@ -51,6 +51,8 @@ const char* kind_name(dist_t t) {
       return "D_CYCLIC";
     case D_GENERAL:
       return "D_GENERAL";
+    default:  // the *_ENUM_ sentinels and any other int leave the switch unhandled
+      break;
   }
   return "not a dist_t";
 }

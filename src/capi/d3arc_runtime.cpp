@@ -110,6 +110,8 @@ tessera_dist build_distribution(const DArray& a, const pg_t* g, const dist_t* ki
         s.kind = TESSERA_DIM_GENERAL;
         general = true;
         break;
+      default:  // the *_ENUM_ sentinels and any other int leave the switch unhandled
+        break;
     }
   }
   tessera_box box{};

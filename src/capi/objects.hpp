@@ -142,6 +142,8 @@ decltype(auto) with_type(tessera_type type, const char* argument, F&& f) {
       return f(std::type_identity<Complex>{});
     case TESSERA_INDEX:
       return f(std::type_identity<IndexPoint>{});
+    default:  // the *_ENUM_ sentinels and any other int leave the switch unhandled
+      break;
   }
   fail_c(TESSERA_ERR_INVALID_ARGUMENT, "argument '", argument, "' = ", static_cast<int>(type),
          " is not a tessera_type");
