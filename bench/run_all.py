@@ -11,6 +11,14 @@ Google Benchmark drivers name each benchmark "op/case/impl"; impl is "tessera" o
 
 MPI drivers run their anchor in the same job and write their records themselves (--json PATH);
 they are started with scripts/mpirun.sh on the number of ranks listed in MPI_DRIVERS.
+
+Transport (`--transport`): by default the MPI drivers run over shared memory (OpenMPI's vader BTL),
+then a reduced set (TCP_DRIVERS: halo and redistribution at moderate sizes) runs again with OpenMPI
+forced to TCP (`--mca btl tcp,self`, through scripts/mpirun.sh's TESSERA_MPI_TRANSPORT=tcp), so the
+network path is exercised too. Every MPI record carries "transport" ("shm" or "tcp"); the TCP
+records' case also ends in "-tcp", so that both show side by side in the table and the plot.
+`--transport shm` or `tcp` runs one pass only; `--tcp-full` runs every MPI driver over TCP with its
+default arguments instead of the reduced set.
 """
 import argparse
 import datetime
@@ -24,13 +32,26 @@ import tempfile
 
 from ratio_plot import write_ratio_svg
 
-MICRO_DRIVERS = ["bench_geometry", "bench_layout", "bench_plan"]
+MICRO_DRIVERS = ["bench_geometry", "bench_layout", "bench_plan", "bench_pack"]
 # (executable, ranks, extra arguments). Two ranks: one per core here (ANCHORS.md: with more ranks
 # than cores, ranks yield when idle and medians spread 1.5-1.8x over minima). bench_transpose is
 # built only where FFTW-MPI was found at configure time; a driver that was not built is skipped.
-MPI_DRIVERS = [("bench_halo", 2, []), ("bench_redistribute", 2, []), ("bench_transpose", 2, []),
+# bench_halo_ga and bench_halo_petsc (Global Arrays, PETSc) likewise exist only where their library
+# was found.
+MPI_DRIVERS = [("bench_halo", 2, []), ("bench_halo_ga", 2, []), ("bench_halo_petsc", 2, []),
+               ("bench_redistribute", 2, []), ("bench_transpose", 2, []),
                ("bench_gather", 2, []), ("bench_balance", 4, []),
-               ("bench_checkpoint", 2, []), ("bench_checked", 2, [])]
+               ("bench_checkpoint", 2, []), ("bench_checked", 2, []),
+               # 4 ranks: relabeling matters between sets of ranks (half of them, all but one)
+               ("bench_relabel", 4, []),
+               # 4 ranks: a 2x2 grid, where a halo has 3 peers and block -> cyclic talks to all
+               ("bench_algorithms", 4, [])]
+# The TCP pass of `make bench`: halo and redistribution at moderate sizes, so that the whole of
+# `make bench` stays under 10 minutes on 2 cores.
+TCP_DRIVERS = [("bench_halo", 2, ["--sizes", "1024,4096", "--sizes-3d", "64,128", "--nonperiodic", "4096",
+                                  "--nonperiodic-3d", "128", "--repetitions", "50"]),
+               ("bench_redistribute", 2, ["--sizes", "2048", "--repetitions", "10"])]
+TRANSPORTS = ("shm", "tcp")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -81,14 +102,22 @@ def run_micro(path, repetitions):
     return times, counters
 
 
-def run_mpi(path, ranks, extra):
-    """Runs an MPI driver; returns the records it wrote. Its own table goes to stderr."""
+def run_mpi(path, ranks, extra, transport="shm"):
+    """Runs an MPI driver over `transport` ("shm": OpenMPI's default, shared memory between local
+    ranks; "tcp": --mca btl tcp,self); returns the records it wrote, each labelled with the
+    transport (and, for TCP, "-tcp" at the end of its case). Its own table goes to stderr."""
+    env = dict(os.environ, TESSERA_MPI_TRANSPORT=transport)
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "records.json")
         subprocess.run([os.path.join(ROOT, "scripts", "mpirun.sh"), str(ranks), path, "--json", out, *extra],
-                       stdout=sys.stderr, check=True)
+                       stdout=sys.stderr, check=True, env=env)
         with open(out) as f:
-            return json.load(f)
+            records = json.load(f)
+    for r in records:
+        r["transport"] = transport
+        if transport != "shm":
+            r["case"] += f"-{transport}"
+    return records
 
 
 def counter_records(counters, ranks=1):
@@ -125,8 +154,8 @@ def records_from(times, ranks=1):
 
 
 def markdown(records):
-    lines = ["| op | case | ranks | metric | tessera | anchor | anchor value | ratio |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| op | case | ranks | transport | metric | tessera | anchor | anchor value | ratio |",
+             "|---|---|---|---|---|---|---|---|---|"]
 
     def fmt(value, unit):
         # Counts (bytes, messages) in full; 3 significant digits would turn 131072 into 1.31e+05.
@@ -139,7 +168,8 @@ def markdown(records):
         anchor = r["anchor"] or "—"
         value = fmt(r["anchor_value"], unit) if r["anchor_value"] is not None else "—"
         ratio = f"{r['ratio']:.2f}" if r["ratio"] is not None else "—"
-        lines.append(f"| {r['op']} | {r['case']} | {r['ranks']} | {r['metric']} | {fmt(r['tessera'], unit)} | "
+        lines.append(f"| {r['op']} | {r['case']} | {r['ranks']} | {r.get('transport') or '—'} | {r['metric']} | "
+                     f"{fmt(r['tessera'], unit)} | "
                      f"{anchor} | {value} | {ratio} |")
     return "\n".join(lines) + "\n"
 
@@ -149,6 +179,13 @@ def main():
     parser.add_argument("--build", default="build/release", help="CMake build folder")
     parser.add_argument("--out", default="bench-results", help="folder for the results")
     parser.add_argument("--repetitions", type=int, default=7)
+    parser.add_argument("--transport", choices=("both",) + TRANSPORTS, default="both",
+                        help="MPI drivers over shared memory, TCP (--mca btl tcp,self), or both (default: the "
+                             "whole suite over shared memory, then a reduced TCP pass)")
+    parser.add_argument("--tcp-full", action="store_true",
+                        help="the TCP pass runs every MPI driver with its defaults, not the reduced TCP_DRIVERS")
+    parser.add_argument("--only", metavar="DRIVER", action="append",
+                        help="run only this driver (repeatable), e.g. --only bench_halo")
     parser.add_argument("--plot-from", metavar="FILE",
                         help="write latest.md and ratios.svg from this results file; run nothing")
     args = parser.parse_args()
@@ -162,20 +199,29 @@ def main():
         print(write_report(args.out, records))
         return
 
+    wanted = (lambda driver: driver in args.only) if args.only else (lambda driver: True)
     records = []
-    for driver in MICRO_DRIVERS:
+    for driver in filter(wanted, MICRO_DRIVERS):
         path = os.path.join(args.build, "bench", driver)
         if not built(path):
             continue
         print(f"bench: {driver}", file=sys.stderr)
         times, counters = run_micro(path, args.repetitions)
         records += records_from(times) + counter_records(counters)
-    for driver, ranks, extra in MPI_DRIVERS:
-        path = os.path.abspath(os.path.join(args.build, "bench", driver))
-        if not built(path):
-            continue
-        print(f"bench: {driver} on {ranks} ranks", file=sys.stderr)
-        records += run_mpi(path, ranks, extra)
+    passes = []
+    if args.transport in ("both", "shm"):
+        passes.append(("shm", MPI_DRIVERS))
+    if args.transport in ("both", "tcp"):
+        passes.append(("tcp", MPI_DRIVERS if args.tcp_full else TCP_DRIVERS))
+    for transport, drivers in passes:
+        for driver, ranks, extra in drivers:
+            if not wanted(driver):
+                continue
+            path = os.path.abspath(os.path.join(args.build, "bench", driver))
+            if not built(path):
+                continue
+            print(f"bench: {driver} on {ranks} ranks over {transport}", file=sys.stderr)
+            records += run_mpi(path, ranks, extra, transport)
 
     result = {"machine": machine(), "mpi": mpi_version(),
               "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

@@ -2,9 +2,18 @@
 # Runs a program on K local MPI ranks with the settings tessera's tests use: root allowed (CI runs
 # as root), oversubscription allowed (more ranks than the 2 cores here), ranks yield when idle.
 # Usage: scripts/mpirun.sh K program [args...]
+# TESSERA_MPI_TRANSPORT=tcp forces OpenMPI onto TCP between the ranks (--mca btl tcp,self, and
+# --mca pml ob1 so that no other PML bypasses the BTLs), so that the network path is exercised
+# rather than shared memory (bench/run_all.py's TCP pass); unset or "shm": OpenMPI's default
+# (shared memory between local ranks).
 set -euo pipefail
 ranks=$1; shift
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
+case "${TESSERA_MPI_TRANSPORT:-shm}" in
+  shm) ;;
+  tcp) export OMPI_MCA_btl=tcp,self OMPI_MCA_pml=ob1 ;;  # ob1: the PML that uses the BTLs
+  *) echo "mpirun.sh: unknown TESSERA_MPI_TRANSPORT '${TESSERA_MPI_TRANSPORT}' (shm or tcp)" >&2; exit 2 ;;
+esac
 exec mpiexec -n "$ranks" "$@"

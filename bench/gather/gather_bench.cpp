@@ -10,8 +10,14 @@
 //
 // Both codes read the same data (the gather anchor sends straight from the DistArray's storage,
 // which is the row-major owned block), every result is checked against the global values and the
-// two are compared bit for bit; the job aborts on any difference. gather_to returns a new vector
-// each call: that allocation is part of the API, so it is part of tessera's time.
+// two are compared bit for bit; the job aborts on any difference. The gather timed against the
+// anchor is gather_to(root, span), which writes into storage the caller keeps, as MPI_Gatherv does;
+// gather_to(root), which returns a new zero-filled vector each call, is timed too (op
+// "gather-vector", no anchor: that allocation is part of that form's API, not of the operation).
+//
+// Allocations: each driver run also reports "allocations_per_run" (op "gather" and "scatter"): the
+// calls of operator new per gather_to(root, span) / scatter_from, counted over repetitions after
+// the first execution (support/allocation_counter.hpp; max over ranks). The target is 0.
 //
 // Timing: the two codes alternate, each run timed with MPI_Wtime between barriers; the max over
 // ranks is taken per repetition (bench/support/bench_timing.hpp). --breakdown splits tessera's
@@ -29,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "support/allocation_counter.hpp"  // this driver's only TU: counts operator new
 #include "support/bench_records.hpp"
 #include "support/bench_timing.hpp"
 #include "tessera/array/dist_array.hpp"
@@ -117,7 +124,19 @@ struct Options {
 struct Result {
   std::string name;
   Summary gather, gather_anchor, scatter, scatter_anchor;
+  Summary gather_vector;  // gather_to(root): returns a new vector (no anchor)
+  double gather_allocations = 0, scatter_allocations = 0;  // per run after the first, max over ranks
 };
+
+/// Collective: calls of operator new per run of `f`, over `runs` runs (f has run before), max over ranks.
+template <class F>
+double allocations_per_run(MPI_Comm comm, int runs, F&& f) {
+  const auto before = tessera::bench::allocations();
+  for (int i = 0; i < runs; ++i) f();
+  double per_run = static_cast<double>(tessera::bench::allocations() - before) / runs;
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &per_run, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+  return per_run;
+}
 
 /// Aborts unless `got` equals the global row-major n x n array of value_of, bit for bit.
 void check_global(const std::vector<double>& got, index_t n, const std::string& what) {
@@ -201,10 +220,13 @@ Result run_case(const tessera::Communicator& world, const Case& c, const Options
   a.for_each_owned([&](const Point<2>& p, double& x) { x = value_of(p[0], p[1], n); });
   const bool root = rank == kRoot;
   std::vector<double> by_anchor(root ? static_cast<std::size_t>(n * n) : 0, -1.0), by_tessera;
+  std::vector<double> into(root ? static_cast<std::size_t>(n * n) : 0, -1.0);  // gather_to(root, span)
   by_tessera = a.gather_to(kRoot);
+  a.gather_to(kRoot, std::span<double>(into));
   anchor.gather(a.data(), by_anchor.data());
   if (root) {
     check_global(by_tessera, n, c.name() + ": gather_to");
+    check_global(into, n, c.name() + ": gather_to (span)");
     if (std::memcmp(by_tessera.data(), by_anchor.data(), by_anchor.size() * sizeof(double)) != 0)
       abort_job(c.name() + ": gather_to and MPI_Gatherv differ");
   }
@@ -231,20 +253,33 @@ Result run_case(const tessera::Communicator& world, const Case& c, const Options
                    : array_bytes <= 128.0 * (1 << 20) ? 20
                                                       : 10;
   const std::span<const double> source(global);
-  const auto g = tessera::bench::time_alternating(
-      world.raw(), {[&] { by_tessera = a.gather_to(kRoot); }, [&] { anchor.gather(a.data(), by_anchor.data()); }},
-      opt.warmup, reps);
+  const std::span<double> out(into);
+  const auto g = tessera::bench::time_alternating(world.raw(),
+                                                  {[&] { a.gather_to(kRoot, out); },
+                                                   [&] { anchor.gather(a.data(), by_anchor.data()); },
+                                                   [&] { by_tessera = a.gather_to(kRoot); }},
+                                                  opt.warmup, reps);
   const auto s = tessera::bench::time_alternating(
       world.raw(), {[&] { a.scatter_from(kRoot, source); }, [&] { anchor.scatter(global.data(), block.data()); }},
       opt.warmup, reps);
 
-  Result res{c.name(), g[0], g[1], s[0], s[1]};
+  if (root) check_global(into, n, c.name() + ": gather_to (span), after the timed runs");
+  Result res{c.name(), g[0], g[1], s[0], s[1], g[2], 0, 0};
+  res.gather_allocations = allocations_per_run(world.raw(), reps, [&] { a.gather_to(kRoot, out); });
+  res.scatter_allocations = allocations_per_run(world.raw(), reps, [&] { a.scatter_from(kRoot, source); });
   table.print_row("gather  " + res.name,
                   {array_bytes, 1e3 * res.gather.median, 1e3 * res.gather.min, 1e3 * res.gather_anchor.median,
                    1e3 * res.gather_anchor.min, res.gather.median / res.gather_anchor.median});
   table.print_row("scatter " + res.name,
                   {array_bytes, 1e3 * res.scatter.median, 1e3 * res.scatter.min, 1e3 * res.scatter_anchor.median,
                    1e3 * res.scatter_anchor.min, res.scatter.median / res.scatter_anchor.median});
+  table.print_row("gather (vector) " + res.name,
+                  {array_bytes, 1e3 * res.gather_vector.median, 1e3 * res.gather_vector.min,
+                   1e3 * res.gather_anchor.median, 1e3 * res.gather_anchor.min,
+                   res.gather_vector.median / res.gather_anchor.median});
+  if (world.rank() == 0)
+    std::printf("  allocations per run after the first: gather_to(span) %g, scatter_from %g\n",
+                res.gather_allocations, res.scatter_allocations);
   if (opt.breakdown) breakdown(world, a, anchor, global, by_anchor, block, reps);
   return res;
 }
@@ -268,6 +303,9 @@ std::vector<Record> records_of(const std::vector<Result>& results, int ranks) {
   for (const Result& r : results) {
     out.push_back(Record::timing("gather", r.name, ranks, r.gather, kGatherAnchor, r.gather_anchor));
     out.push_back(Record::timing("scatter", r.name, ranks, r.scatter, kScatterAnchor, r.scatter_anchor));
+    out.push_back(Record::timing("gather-vector", r.name, ranks, r.gather_vector));
+    out.push_back(Record::count("gather", r.name, ranks, "allocations_per_run", r.gather_allocations));
+    out.push_back(Record::count("scatter", r.name, ranks, "allocations_per_run", r.scatter_allocations));
   }
   return out;
 }

@@ -1,24 +1,44 @@
-// Halo exchange: tessera's Mover over halo_schedule against the exchange an HPC user writes by hand
-// (anchor "mpi-subarray-isend-irecv": MPI_Cart_create, MPI_Cart_shift, MPI_Type_create_subarray,
-// MPI_Irecv / MPI_Isend / MPI_Waitall), in the same MPI job, on arrays of the same layout.
+// Halo exchange: tessera's Mover over halo_schedule against the exchange an HPC user writes by hand,
+// in the same MPI job, on arrays of the same layout (tessera's patch layout: owned block plus ghost
+// layers, row-major; P x 1 [x 1] grid). Anchors, each reported as its own record per case:
+//  - "mpi-subarray-isend-irecv": MPI_Cart_create, MPI_Cart_shift, MPI_Type_create_subarray,
+//    MPI_Irecv / MPI_Isend / MPI_Waitall.
+//  - "mpi-neighbor-alltoallw": the same subarray datatypes and phases, each phase one
+//    MPI_Neighbor_alltoallw on the Cartesian communicator (2N neighbours in the standard's order:
+//    per dimension the lower, then the upper; counts 0 for the dimensions not in the phase).
+//    Corners are filled per dimension in phases, as the Isend/Irecv anchor does, rather than with
+//    one call over a distributed-graph communicator of all 8/26 neighbours: on the small grids
+//    measured here (2 ranks) those neighbours are the same one or two processes many times over,
+//    and MPI matches repeated edges between one pair only by their order, which the standard leaves
+//    loosely specified; the Cartesian order is defined, and the data moved is then exactly the
+//    Isend/Irecv anchor's, so the two anchors differ only in the call that moves it.
+//  - "mpi-subarray-isend-irecv-in-domain" (non-periodic cases with corners only): the Isend/Irecv
+//    anchor, but its slabs span the ghost layers of earlier-exchanged dimensions only where those
+//    lie inside the domain, which is what tessera's semantics require (ghost cells outside a
+//    non-periodic domain are left as the program set them). The plain anchor's dimension-0 slabs
+//    include those outside ghost layers, which makes them contiguous (sent without packing); the
+//    in-domain slabs are strided faces, as tessera's, so this is the like-for-like comparison.
+// Plus a record "allocations_per_run" per case: global operator new calls per tessera exchange
+// over the warm-up and timed exchanges after the first (support/allocation_counter.hpp; issue 6
+// asks for zero).
 //
-// Both arrays are tessera's patch layout (owned block plus ghost layers, row-major). After one
-// exchange each, every rank checks tessera's array against the values the halo semantics require
-// and the anchor's array against tessera's, bit for bit; the job aborts on any difference, so the
-// timings below are of two codes that provably do the same work.
+// After one exchange each, every rank checks tessera's array against the values the halo semantics
+// require and each anchor's array against tessera's, bit for bit; the job aborts on any difference,
+// so the timings below are of codes that provably do the same work.
 //
-// The anchor fills corners (9- and 27-point cases) the standard way: one phase per dimension, each
+// The anchors fill corners (9- and 27-point cases) the standard way: one phase per dimension, each
 // waiting for the previous one, whose face slabs span the ghost layers already filled along the
-// dimensions exchanged before. It exchanges the last dimension first, so the slabs of dimension 0
+// dimensions exchanged before. They exchange the last dimension first, so the slabs of dimension 0
 // (the one split across ranks in the grids used here) include every ghost layer of the others and
 // are contiguous: MPI sends them without packing. Faces-only cases exchange all dimensions in one
-// phase. Along a periodic dimension of grid extent 1 the anchor sends to itself through MPI, as
-// MPI_Cart_shift makes it; tessera copies locally. Without periodicity the anchor's dimension-0 slabs
-// also carry the neighbour's ghost cells outside the domain into the corner cells outside the
-// domain, which tessera leaves alone; both hold the initial sentinel there, so the arrays agree.
+// phase. Along a periodic dimension of grid extent 1 the anchors send to themselves through MPI, as
+// MPI_Cart_shift makes it; tessera copies locally. Without periodicity the plain anchors'
+// dimension-0 slabs also carry the neighbour's ghost cells outside the domain into the corner cells
+// outside the domain, which tessera leaves alone; both hold the initial sentinel there, so the
+// arrays agree.
 //
-// Timing: tessera and anchor alternate (first one, then the other, swapping every repetition),
-// each exchange timed with MPI_Wtime between barriers; the max over ranks is taken per repetition.
+// Timing: tessera and the anchors take turns (the order rotating every repetition), each exchange
+// timed with MPI_Wtime between barriers; the max over ranks is taken per repetition.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -31,6 +51,8 @@
 #include <string>
 #include <vector>
 
+#include "halo/halo_common.hpp"
+#include "support/allocation_counter.hpp"  // the one TU of bench_halo that includes it
 #include "support/bench_records.hpp"
 #include "support/bench_timing.hpp"
 #include "tessera/exchange/communicator.hpp"
@@ -51,27 +73,20 @@ using tessera::bench::max_over_ranks;
 using tessera::bench::summarize;
 using tessera::bench::Summary;
 
+using tessera::bench::halo::Case;
+using tessera::bench::halo::for_each_local;
+using tessera::bench::halo::TesseraHalo;
+
 constexpr const char* kAnchor = "mpi-subarray-isend-irecv";
-constexpr double kSentinel = -1.0;  // ghost cells before the exchange; owned values are >= 1
-
-struct Case {
-  std::size_t dims = 2;
-  bool corners = false;
-  index_t width = 1;
-  bool periodic = true;
-  index_t n = 0;  // points per dimension
-
-  [[nodiscard]] std::string name() const {
-    const char* stencil = dims == 2 ? (corners ? "9pt" : "5pt") : (corners ? "27pt" : "7pt");
-    return std::to_string(dims) + "d-" + stencil + "-w" + std::to_string(width) +
-           (periodic ? "-periodic-" : "-nonperiodic-") + std::to_string(n);
-  }
-};
+constexpr const char* kNeighborAnchor = "mpi-neighbor-alltoallw";
+constexpr const char* kInDomainAnchor = "mpi-subarray-isend-irecv-in-domain";
 
 struct Result {
   std::string name;
-  Summary tessera, anchor;
+  Summary tessera, anchor, neighbor;
+  std::optional<Summary> in_domain;  // non-periodic cases with corners only
   double face_bytes = 0;
+  double allocations_per_run = 0;
 };
 
 [[noreturn]] void abort_job(const std::string& message) { tessera::bench::abort_job("bench_halo", message); }
@@ -86,37 +101,21 @@ tessera::bench::Table make_table(bool enabled) {
            {"tessera min", 11, 2},
            {"anchor med", 11, 2},
            {"anchor min", 11, 2},
-           {"ratio", 7, 2}}};
+           {"ratio", 7, 2},
+           {"nbr-a2aw med", 12, 2},
+           {"ratio", 7, 2},
+           {"allocs/run", 10, 2}}};
 }
 
-/// Calls f(local point, offset) for every point of a row-major array of extents `ext`.
-template <std::size_t N, class F>
-void for_each_local(const Point<N>& ext, F&& f) {
-  index_t total = 1;
-  for (std::size_t d = 0; d < N; ++d) total *= ext[d];
-  Point<N> p{};
-  for (index_t off = 0; off < total; ++off) {
-    f(p, off);
-    for (std::size_t d = N; d-- > 0;) {
-      if (++p[d] < ext[d]) break;
-      p[d] = 0;
-    }
-  }
-}
-
-/// The value the owner stores at global point q: 1 + its row-major index (exact in a double).
-template <std::size_t N>
-double value_of(const Point<N>& q, index_t n) {
-  index_t linear = 0;
-  for (std::size_t d = 0; d < N; ++d) linear = linear * n + q[d];
-  return static_cast<double>(linear + 1);
-}
-
-/// The hand-written exchange, on an array with tessera's patch layout.
+/// The hand-written exchange, on an array with tessera's patch layout: exchange() with
+/// Isend/Irecv, exchange_neighbor() with MPI_Neighbor_alltoallw, the same datatypes and phases.
+/// With `in_domain`, the slabs span the ghost layers of earlier-exchanged dimensions only on the
+/// sides that have a neighbour (not outside a non-periodic domain).
 template <std::size_t N>
 class SubarrayHalo {
  public:
-  SubarrayHalo(MPI_Comm world, const std::array<int, N>& grid, bool periodic, index_t n, index_t w, bool corners) {
+  SubarrayHalo(MPI_Comm world, const std::array<int, N>& grid, bool periodic, index_t n, index_t w, bool corners,
+               bool in_domain = false) {
     std::array<int, N> periods{};
     periods.fill(periodic ? 1 : 0);
     std::array<int, N> shape = grid;
@@ -142,7 +141,13 @@ class SubarrayHalo {
       phases.emplace_back();
       for (std::size_t d = 0; d < N; ++d) phases.back().push_back(d);
     }
-    std::array<bool, N> done{};
+    std::array<bool, N> done{}, has_lower{}, has_upper{};
+    for (std::size_t d = 0; d < N; ++d) {
+      int lower = MPI_PROC_NULL, upper = MPI_PROC_NULL;
+      check_mpi(MPI_Cart_shift(cart_, static_cast<int>(d), 1, &lower, &upper), "MPI_Cart_shift");
+      has_lower[d] = lower != MPI_PROC_NULL;
+      has_upper[d] = upper != MPI_PROC_NULL;
+    }
     for (const auto& dims : phases) {
       Phase phase;
       for (std::size_t d : dims) {
@@ -155,8 +160,14 @@ class SubarrayHalo {
           std::array<int, N> sizes{}, subsizes{}, starts{};
           for (std::size_t e = 0; e < N; ++e) {
             sizes[e] = static_cast<int>(extents_[e]);
-            subsizes[e] = static_cast<int>(e == d ? w : done[e] ? extents_[e] : count_[e]);
-            starts[e] = static_cast<int>(e == d ? start : done[e] ? 0 : w);
+            // Along an earlier-exchanged e: from the lower ghost layers (if they were filled) to the
+            // upper ones (if they were filled); the whole extent unless `in_domain`.
+            const index_t lo = e == d ? start : done[e] && (!in_domain || has_lower[e]) ? 0 : w;
+            const index_t hi = e == d ? start + w
+                               : done[e] && (!in_domain || has_upper[e]) ? extents_[e]
+                                                                         : w + count_[e];
+            subsizes[e] = static_cast<int>(hi - lo);
+            starts[e] = static_cast<int>(lo);
           }
           MPI_Datatype t = MPI_DATATYPE_NULL;
           check_mpi(MPI_Type_create_subarray(static_cast<int>(N), sizes.data(), subsizes.data(), starts.data(),
@@ -170,6 +181,15 @@ class SubarrayHalo {
         phase.receives.push_back({slab(w + count_[d]), upper, down});  // upper ghost layers
         phase.sends.push_back({slab(w), lower, down});                 // first owned layers
         phase.sends.push_back({slab(count_[d]), upper, up});           // last owned layers
+        // The same four slabs as MPI_Neighbor_alltoallw's arguments: neighbour 2d is the lower one
+        // along d (receive its data into the lower ghost layers, send it the first owned layers),
+        // 2d + 1 the upper one.
+        const std::size_t lo = 2 * d, hi = lo + 1, r = phase.receives.size() - 2, t = phase.sends.size() - 2;
+        phase.recv_counts[lo] = phase.recv_counts[hi] = phase.send_counts[lo] = phase.send_counts[hi] = 1;
+        phase.recv_types[lo] = phase.receives[r].type;
+        phase.recv_types[hi] = phase.receives[r + 1].type;
+        phase.send_types[lo] = phase.sends[t].type;
+        phase.send_types[hi] = phase.sends[t + 1].type;
       }
       for (std::size_t d : dims) done[d] = true;
       requests_.resize(std::max(requests_.size(), phase.receives.size() + phase.sends.size()));
@@ -196,6 +216,16 @@ class SubarrayHalo {
     }
   }
 
+  /// The same exchange, each phase one MPI_Neighbor_alltoallw on the Cartesian communicator.
+  /// Send and receive buffers are both `a`: the slabs read (owned layers) and written (ghost
+  /// layers) do not overlap, and neighbourhood collectives have no MPI_IN_PLACE.
+  void exchange_neighbor(double* a) {
+    for (const Phase& p : phases_)
+      check_mpi(MPI_Neighbor_alltoallw(a, p.send_counts.data(), p.displacements.data(), p.send_types.data(), a,
+                                       p.recv_counts.data(), p.displacements.data(), p.recv_types.data(), cart_),
+                "MPI_Neighbor_alltoallw");
+  }
+
   [[nodiscard]] const Point<N>& extents() const noexcept { return extents_; }
   [[nodiscard]] const Point<N>& first() const noexcept { return first_; }
   [[nodiscard]] const Point<N>& coords() const noexcept { return coords_; }
@@ -208,7 +238,18 @@ class SubarrayHalo {
   };
   struct Phase {
     std::vector<Transfer> receives, sends;
+    // MPI_Neighbor_alltoallw's arguments: per neighbour (2N, lower then upper per dimension) one
+    // slab, or nothing for the dimensions not in this phase; displacements 0 (the slab types
+    // carry their offsets).
+    std::array<int, 2 * N> send_counts{}, recv_counts{};
+    std::array<MPI_Aint, 2 * N> displacements{};
+    std::array<MPI_Datatype, 2 * N> send_types = filled(MPI_DOUBLE), recv_types = filled(MPI_DOUBLE);
   };
+  static std::array<MPI_Datatype, 2 * N> filled(MPI_Datatype t) {
+    std::array<MPI_Datatype, 2 * N> out;
+    out.fill(t);
+    return out;
+  }
   MPI_Comm cart_ = MPI_COMM_NULL;
   Point<N> first_{}, count_{}, extents_{}, coords_{};
   std::vector<Phase> phases_;
@@ -344,100 +385,90 @@ Result run_case(const tessera::Communicator& world, const Case& c, const Options
                 const tessera::bench::Table& table) {
   const int rank = world.rank(), size = world.size();
   const index_t n = c.n, w = c.width;
-  Point<N> grid_shape = Point<N>::filled(1);
-  grid_shape[0] = size;
-  const auto grid = tessera::ProcGrid<N>::with_shape(size, grid_shape);
-  std::array<tessera::DimSpec, N> specs;
-  specs.fill(tessera::block());
-  const tessera::Distribution<N> dist(Box<N>::from_extents(Point<N>::filled(n)), grid, specs);
-  tessera::Periodicity<N> periodic{};
-  periodic.fill(c.periodic);
-  auto g = tessera::ghosts<N>(w).periodic_along(periodic);
-  if (!c.corners) g = g.faces_only();
-  const auto layout = tessera::StorageLayout<N>::make(dist, rank, g);
-  if (layout.patches().size() != 1) abort_job("expected one patch per rank");
-  const auto& patch = layout.patches()[0];
-  tessera::Mover mover(world, tessera::halo_schedule(dist, g, rank), sizeof(double));
-
+  TesseraHalo<N> t(world, c);
+  const auto& patch = t.layout.patches()[0];
   std::array<int, N> cart_dims{};
-  for (std::size_t d = 0; d < N; ++d) cart_dims[d] = static_cast<int>(grid_shape[d]);
+  for (std::size_t d = 0; d < N; ++d) cart_dims[d] = d == 0 ? size : 1;
   SubarrayHalo<N> anchor(MPI_COMM_WORLD, cart_dims, c.periodic, n, w, c.corners);
+  // The in-domain variant differs from the plain anchor only without periodicity and with corners.
+  std::optional<SubarrayHalo<N>> in_domain;
+  if (!c.periodic && c.corners) in_domain.emplace(MPI_COMM_WORLD, cart_dims, c.periodic, n, w, c.corners, true);
   if (anchor.extents() != patch.extents() || anchor.first() != patch.owned_box().lo ||
-      grid.position_of(rank) != std::optional<Point<N>>(anchor.coords()))
+      t.dist.grid().position_of(rank) != std::optional<Point<N>>(anchor.coords()))
     abort_job(c.name() + ": the anchor's local array is not laid out as tessera's patch");
 
-  // Same initial data in both: owned points carry their global value, ghosts the sentinel.
-  const auto ext = patch.extents();
-  const Point<N> first = patch.owned_box().lo;
-  std::vector<double> a(static_cast<std::size_t>(layout.size())), b;
-  for_each_local(ext, [&](const Point<N>& l, index_t off) {
-    bool owned = true;
-    for (std::size_t d = 0; d < N; ++d) owned = owned && l[d] >= w && l[d] < ext[d] - w;
-    a[static_cast<std::size_t>(off)] = owned ? value_of(l - Point<N>::filled(w) + first, n) : kSentinel;
-  });
-  b = a;
-
-  // One exchange each, then the checks: tessera's array against the halo semantics, the anchor's
-  // against tessera's, bit for bit.
-  mover.run(a.data(), a.data());
-  anchor.exchange(b.data());
-  long long wrong = -1;
-  double wanted = 0;
-  for_each_local(ext, [&](const Point<N>& l, index_t off) {
-    if (wrong >= 0) return;
-    int outside = 0;  // dimensions along which l is in a ghost layer
-    Point<N> q = l - Point<N>::filled(w) + first;
-    bool filled = true;
-    for (std::size_t d = 0; d < N; ++d) {
-      if (l[d] < w || l[d] >= ext[d] - w) ++outside;
-      if (q[d] < 0 || q[d] >= n) {
-        if (c.periodic)
-          q[d] = (q[d] + n) % n;
-        else
-          filled = false;
-      }
+  // Same initial data in all: owned points carry their global value, ghosts the sentinel. One
+  // exchange each, then the checks: tessera's array against the halo semantics, each anchor's
+  // against tessera's, bit for bit. The anchors then share one array for the timing.
+  std::vector<double>& a = t.a;
+  std::vector<double> b;
+  t.mover.run(a.data(), a.data());
+  if (const std::string e = t.check(a); !e.empty())
+    abort_job(c.name() + ": rank " + std::to_string(rank) + ": tessera's halo is wrong at " + e);
+  const auto same = [&](const char* who, auto&& exchange) {
+    t.initial(b);
+    exchange(b.data());
+    if (std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) != 0) {
+      const auto at = std::mismatch(a.begin(), a.end(), b.begin()).first - a.begin();
+      abort_job(c.name() + ": rank " + std::to_string(rank) + ": tessera and " + who + " differ at local offset " +
+                std::to_string(at) + ": " + exact(a[static_cast<std::size_t>(at)]) + " vs " +
+                exact(b[static_cast<std::size_t>(at)]));
     }
-    if (outside > 1 && !c.corners) filled = false;
-    const double want = filled ? value_of(q, n) : kSentinel;
-    if (a[static_cast<std::size_t>(off)] != want) {
-      wrong = off;
-      wanted = want;
-    }
-  });
-  if (wrong >= 0)
-    abort_job(c.name() + ": rank " + std::to_string(rank) + ": tessera's halo is wrong at local offset " +
-              std::to_string(wrong) + ": " + exact(a[static_cast<std::size_t>(wrong)]) + ", expected " + exact(wanted));
-  if (std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) != 0) {
-    const auto at = std::mismatch(a.begin(), a.end(), b.begin()).first - a.begin();
-    abort_job(c.name() + ": rank " + std::to_string(rank) + ": tessera and anchor differ at local offset " +
-              std::to_string(at) + ": " + exact(a[static_cast<std::size_t>(at)]) + " vs " +
-              exact(b[static_cast<std::size_t>(at)]));
-  }
+  };
+  same(kAnchor, [&](double* x) { anchor.exchange(x); });
+  same(kNeighborAnchor, [&](double* x) { anchor.exchange_neighbor(x); });
+  if (in_domain) same(kInDomainAnchor, [&](double* x) { in_domain->exchange(x); });
 
   const double array_bytes = static_cast<double>(a.size() * sizeof(double));
-  const int reps = opt.repetitions > 0 ? opt.repetitions : array_bytes <= 64.0 * (1 << 20) ? 200 : 100;
-  const auto t = tessera::bench::time_alternating(
-      world.raw(), {[&] { mover.run(a.data(), a.data()); }, [&] { anchor.exchange(b.data()); }}, opt.warmup, reps);
+  const int reps = opt.repetitions > 0 ? opt.repetitions : tessera::bench::halo::default_repetitions(array_bytes);
+  // Allocations counted around tessera's exchanges only (the anchors' MPI calls allocate with
+  // malloc, which is not counted anyway), over the warm-up and timed ones: all after the first.
+  std::uint64_t allocations = 0, runs = 0;
+  std::vector<std::function<void()>> impls{[&] {
+                                             const auto before = tessera::bench::allocations();
+                                             t.mover.run(a.data(), a.data());
+                                             allocations += tessera::bench::allocations() - before;
+                                             ++runs;
+                                           },
+                                           [&] { anchor.exchange(b.data()); },
+                                           [&] { anchor.exchange_neighbor(b.data()); }};
+  if (in_domain) impls.emplace_back([&] { in_domain->exchange(b.data()); });
+  const auto times = tessera::bench::time_alternating(world.raw(), impls, opt.warmup, reps);
 
-  Result res{c.name(), t[0], t[1], 0};
+  Result res{c.name(), times[0], times[1], times[2], std::nullopt, 0, 0};
+  if (in_domain) res.in_domain = times[3];
+  // Max over ranks, so that a rank that allocates is seen.
+  double per_run = runs ? static_cast<double>(allocations) / static_cast<double>(runs) : 0;
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &per_run, 1, MPI_DOUBLE, MPI_MAX, world.raw()), "MPI_Allreduce");
+  res.allocations_per_run = per_run;
   // One face slab of the owned block across the split dimension 0: what each message to a
   // neighbour carries in the faces-only cases.
   res.face_bytes = static_cast<double>(w * sizeof(double));
   for (std::size_t d = 1; d < N; ++d) res.face_bytes *= static_cast<double>(patch.axes[d].count);
-  table.print_row(res.name, {res.face_bytes, 1e6 * res.tessera.median, 1e6 * res.tessera.min, 1e6 * res.anchor.median,
-                             1e6 * res.anchor.min, res.tessera.median / res.anchor.median});
-  if (opt.breakdown) breakdown(world, mover, a.data(), reps, [&] { anchor.exchange(b.data()); });
+  table.print_row(res.name,
+                  {res.face_bytes, 1e6 * res.tessera.median, 1e6 * res.tessera.min, 1e6 * res.anchor.median,
+                   1e6 * res.anchor.min, res.tessera.median / res.anchor.median, 1e6 * res.neighbor.median,
+                   res.tessera.median / res.neighbor.median, res.allocations_per_run},
+                  res.in_domain ? "  in-domain anchor med " + tessera::bench::number(1e6 * res.in_domain->median, 4) +
+                                      " (ratio " + tessera::bench::number(res.tessera.median / res.in_domain->median, 3) +
+                                      ")"
+                                : std::string());
+  if (opt.breakdown) breakdown(world, t.mover, a.data(), reps, [&] { anchor.exchange(b.data()); });
   std::fflush(stdout);
   return res;
 }
 
-/// Per case: the timing against the anchor, and the bytes of one face message.
+/// Per case: the timing against each anchor, the bytes of one face message, tessera's allocations
+/// per exchange.
 std::vector<tessera::bench::Record> records_of(const std::vector<Result>& results, int ranks) {
   using tessera::bench::Record;
   std::vector<Record> out;
   for (const Result& r : results) {
     out.push_back(Record::timing("halo", r.name, ranks, r.tessera, kAnchor, r.anchor));
+    out.push_back(Record::timing("halo", r.name, ranks, r.tessera, kNeighborAnchor, r.neighbor));
+    if (r.in_domain) out.push_back(Record::timing("halo", r.name, ranks, r.tessera, kInDomainAnchor, *r.in_domain));
     out.push_back(Record::count("halo", r.name, ranks, "face_bytes", r.face_bytes));
+    out.push_back(Record::count("halo", r.name, ranks, "allocations_per_run", r.allocations_per_run));
   }
   return out;
 }
@@ -447,7 +478,7 @@ std::vector<tessera::bench::Record> records_of(const std::vector<Result>& result
 int main(int argc, char** argv) {
   tessera::Environment env(argc, argv);
   const tessera::Communicator& world = env.world();
-  CLI::App app{"Halo exchange: tessera's Mover against hand-written MPI subarray Isend/Irecv"};
+  CLI::App app{"Halo exchange: tessera's Mover against hand-written MPI (subarray Isend/Irecv, Neighbor_alltoallw)"};
   std::vector<index_t> sizes{256, 1024, 4096, 8192}, sizes_3d{64, 128, 256}, widths{1, 2};
   index_t nonperiodic = 8192, nonperiodic_3d = 256;
   std::string json, filter;

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "support/allocation_counter.hpp"  // the one TU of bench_redistribute that includes it
 #include "support/bench_records.hpp"
 #include "support/bench_timing.hpp"
 #include "tessera/exchange/communicator.hpp"
@@ -324,6 +325,7 @@ struct Result {
   Summary tessera, anchor;
   std::optional<Summary> scalapack;
   double bytes_moved = 0;  // bytes that leave their rank, summed over ranks
+  double allocations_per_run = 0;  // global operator new calls per tessera run after the first, max over ranks
 };
 
 double value_of(index_t i, index_t j, index_t n) { return static_cast<double>(i * n + j + 1); }
@@ -401,8 +403,15 @@ Result run_case(const tessera::Communicator& world, const Case& c, const Options
               std::to_string(at));
   }
 
-  std::vector<std::function<void()>> impls{[&] { mover.run(src.data(), dt.data()); },
-                                            [&] { anchor.run(src.data(), da.data()); }};
+  // Allocations counted around tessera's runs only (warm-up and timed: all after the first).
+  std::uint64_t allocations = 0, runs = 0;
+  std::vector<std::function<void()>> impls{[&] {
+                                             const auto before = tessera::bench::allocations();
+                                             mover.run(src.data(), dt.data());
+                                             allocations += tessera::bench::allocations() - before;
+                                             ++runs;
+                                           },
+                                           [&] { anchor.run(src.data(), da.data()); }};
 #ifdef TESSERA_BENCH_HAVE_SCALAPACK
   std::optional<Pdgemr2d> pd;
   if (c.scalapack && opt.blacs_context >= 0) {
@@ -425,6 +434,8 @@ Result run_case(const tessera::Communicator& world, const Case& c, const Options
 
   Result res{c.name, t[0], t[1], std::nullopt, 0};
   if (t.size() > 2) res.scalapack = t[2];
+  res.allocations_per_run = runs ? static_cast<double>(allocations) / static_cast<double>(runs) : 0;
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &res.allocations_per_run, 1, MPI_DOUBLE, MPI_MAX, world.raw()), "MPI_Allreduce");
   double off = anchor.bytes_off_rank();
   check_mpi(MPI_Allreduce(&off, &res.bytes_moved, 1, MPI_DOUBLE, MPI_SUM, world.raw()), "MPI_Allreduce");
   std::string suffix;
@@ -492,6 +503,7 @@ std::vector<tessera::bench::Record> records_of(const std::vector<Result>& result
     out.push_back(Record::timing("redistribute", r.name, ranks, r.tessera, kAnchor, r.anchor));
     if (r.scalapack) out.push_back(Record::timing("redistribute", r.name, ranks, r.tessera, kScalapack, *r.scalapack));
     out.push_back(Record::count("redistribute", r.name, ranks, "bytes_moved", r.bytes_moved));
+    out.push_back(Record::count("redistribute", r.name, ranks, "allocations_per_run", r.allocations_per_run));
   }
   return out;
 }

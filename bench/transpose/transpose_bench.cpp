@@ -12,8 +12,12 @@
 // original (out of place without FFTW_DESTROY_INPUT it must be preserved); the job aborts on any
 // difference, so the timings are of two codes that provably do the same work.
 //
-// tessera's time is the whole transpose() call, as users make it: schedule lookup (cached after the
-// first call), Mover construction and execution. --breakdown times those parts apart.
+// tessera's time is the whole transpose() call, as users make it: schedule lookup and mover lookup
+// (both cached after the first call, the mover in the destination domain's mover cache) and the
+// execution. --breakdown times the parts apart (with a Mover made per call, as before the cache).
+//
+// Allocations: each case also reports "allocations_per_run", the calls of operator new per
+// transpose() after the first execution (support/allocation_counter.hpp; max over ranks). Target 0.
 //
 // Timing: the two codes alternate (the order swaps every repetition), each transpose timed with
 // MPI_Wtime between barriers; the max over ranks is taken per repetition.
@@ -29,6 +33,7 @@
 #include <vector>
 
 #include "fftw_transpose.hpp"
+#include "support/allocation_counter.hpp"  // this driver's only TU: counts operator new
 #include "support/bench_records.hpp"
 #include "support/bench_timing.hpp"
 #include "tessera/array/dist_array.hpp"
@@ -70,6 +75,7 @@ struct Result {
   Summary tessera, anchor;
   double bytes_moved = 0;  // bytes that leave their rank, summed over ranks
   double fftw_plan_s = 0;  // FFTW's planning, max over ranks (reported, not part of the ratio)
+  double allocations = 0;  // operator new calls per transpose() after the first, max over ranks
 };
 
 /// The value at global point p of an n^N array: 1 + its row-major index (exact in a double).
@@ -171,7 +177,13 @@ Result run_case(const tessera::Communicator& world, const Case& c, const Options
   const auto t = tessera::bench::time_alternating(
       world.raw(), {[&] { tessera::transpose(a, at, perm); }, [&] { fftw.run(); }}, opt.warmup, reps);
 
-  Result res{name, t[0], t[1], 0, 0};
+  Result res{name, t[0], t[1], 0, 0, 0};
+  {
+    const auto before = tessera::bench::allocations();
+    for (int i = 0; i < reps; ++i) tessera::transpose(a, at, perm);
+    double per_run = static_cast<double>(tessera::bench::allocations() - before) / reps;
+    check_mpi(MPI_Allreduce(&per_run, &res.allocations, 1, MPI_DOUBLE, MPI_MAX, world.raw()), "MPI_Allreduce");
+  }
   const auto schedule =
       tessera::section_move_schedule(a.distribution(), a.ghosts(), a.domain().box(), at.distribution(), at.ghosts(),
                                      at.domain().box(), perm, rank, &dst_dom.cache());
@@ -180,6 +192,7 @@ Result run_case(const tessera::Communicator& world, const Case& c, const Options
   check_mpi(MPI_Allreduce(&plan, &res.fftw_plan_s, 1, MPI_DOUBLE, MPI_MAX, world.raw()), "MPI_Allreduce");
   table.print_row(res.name, {res.bytes_moved, 1e3 * res.tessera.median, 1e3 * res.tessera.min, 1e3 * res.anchor.median,
                              1e3 * res.anchor.min, res.tessera.median / res.anchor.median, res.fftw_plan_s});
+  if (rank == 0) std::printf("  allocations per transpose after the first: %g\n", res.allocations);
   if (opt.breakdown) tessera::bench::transpose_breakdown<N>(world, a, at, perm, reps, [&] { fftw.run(); });
   return res;
 }
@@ -189,6 +202,7 @@ std::vector<Record> records_of(const std::vector<Result>& results, int ranks, co
   for (const Result& r : results) {
     out.push_back(Record::timing("transpose", r.name, ranks, r.tessera, anchor, r.anchor));
     out.push_back(Record::count("transpose", r.name, ranks, "bytes_moved", r.bytes_moved));
+    out.push_back(Record::count("transpose", r.name, ranks, "allocations_per_run", r.allocations));
   }
   return out;
 }

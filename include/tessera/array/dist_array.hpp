@@ -18,6 +18,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <climits>
 #include <complex>
 #include <cstddef>
@@ -132,7 +133,8 @@ class DistArray final : private detail::DomainMember<N> {
         reallocations_(other.reallocations_),
         halo_(std::move(other.halo_)),
         accumulate_(std::move(other.accumulate_)),
-        accumulate_op_(other.accumulate_op_) {
+        accumulate_op_(other.accumulate_op_),
+        root_schedules_(std::move(other.root_schedules_)) {
     other.live_ = false;
     domain_.replace(&other, this);
   }
@@ -277,8 +279,9 @@ class DistArray final : private detail::DomainMember<N> {
 
   /// Collective: sets every owned element from `global_row_major`, the whole domain box in
   /// row-major order, read on `root` only (other ranks may pass an empty span). Ghosts are left as
-  /// they were. Throws `Error(invalid_argument)` on every rank if `root` is not a rank or the span
-  /// on root does not hold exactly the box's volume.
+  /// they were. With the same root and distribution, a call after the first allocates nothing.
+  /// Throws `Error(invalid_argument)` on every rank if `root` is not a rank or the span on root
+  /// does not hold exactly the box's volume.
   void scatter_from(int root, std::span<const T> global_row_major) {
     constexpr const char* where = "DistArray::scatter_from";
     const auto checked = check_call(where, root);
@@ -289,26 +292,50 @@ class DistArray final : private detail::DomainMember<N> {
     if (given != volume(dom.box()))
       fail_argument(where, "global_row_major", detail::concat(given, " elements on root ", root),
                     detail::concat("must hold the volume ", volume(dom.box()), " of the domain ", dom.box()));
-    const auto root_dist = everything_on(root);
-    Mover m(dom.comm(), redistribution_schedule(root_dist, no_ghosts<N>(), dom.distribution(), ghosts_, dom.rank(),
-                                                &dom.cache()),
-            sizeof(T));
     const void* src = dom.rank() == root && given > 0 ? static_cast<const void*>(global_row_major.data())
                                                       : static_cast<const void*>(detail::empty_storage);
-    m.run(src, buffer());
+    dom.movers().run(dom.comm(), root_schedule(root, false), sizeof(T), whole_bytes(), src, buffer());
+  }
+
+  /// Collective: writes the whole array in row-major order of the domain box into `out` on
+  /// `root`, which must hold exactly the box's volume; other ranks may pass an empty span (theirs
+  /// is not touched). The form to call repeatedly: with the same root and distribution, a call
+  /// after the first allocates nothing (the schedule and the mover are kept, see
+  /// `Domain::movers()`), and `out` is written once, not zero-filled first.
+  /// \code
+  ///   std::vector<double> all(world.rank() == 0 ? volume(u.domain().box()) : 0);
+  ///   for (int step = 0; step < steps; ++step) {
+  ///     advance(u);
+  ///     u.gather_to(0, all);   // Collective: all = u in row-major order, on rank 0
+  ///   }
+  /// \endcode
+  /// Throws `Error(invalid_argument)` on every rank, before anything moves, if `root` is not a
+  /// rank or the span on root does not hold exactly the box's volume.
+  void gather_to(int root, std::span<T> out) const {
+    constexpr const char* where = "DistArray::gather_to";
+    // Its own name in checked mode: this form communicates once more (the size check) than the
+    // vector form, so a rank calling one while another calls the other must be caught.
+    const auto checked = check_call("DistArray::gather_to(root, out)", root);
+    const Domain<N>& dom = domain_;
+    check_root(where, root);
+    std::int64_t given = static_cast<std::int64_t>(out.size());
+    check_mpi(MPI_Bcast(&given, 1, MPI_INT64_T, root, dom.comm().raw()), "MPI_Bcast");
+    if (given != volume(dom.box()))
+      fail_argument(where, "out", detail::concat(given, " elements on root ", root),
+                    detail::concat("must hold the volume ", volume(dom.box()), " of the domain ", dom.box()));
+    gather_into(root, dom.rank() == root && given > 0 ? static_cast<void*>(out.data()) : nullptr);
   }
 
   /// Collective: the whole array in row-major order of the domain box on `root`; an empty vector
-  /// elsewhere. Throws `Error(invalid_argument)` on every rank if `root` is not a rank.
+  /// elsewhere. Allocates (and zero-fills) the result on every call: a loop should call
+  /// `gather_to(root, out)` with storage it keeps. Throws `Error(invalid_argument)` on every rank
+  /// if `root` is not a rank.
   [[nodiscard]] std::vector<T> gather_to(int root) const {
     const auto checked = check_call("DistArray::gather_to", root);
     const Domain<N>& dom = domain_;
     check_root("DistArray::gather_to", root);
     std::vector<T> out(dom.rank() == root ? static_cast<std::size_t>(volume(dom.box())) : 0);
-    Mover m(dom.comm(), redistribution_schedule(dom.distribution(), ghosts_, everything_on(root), no_ghosts<N>(),
-                                                dom.rank(), &dom.cache()),
-            sizeof(T));
-    m.run(buffer(), out.empty() ? static_cast<void*>(detail::empty_storage) : static_cast<void*>(out.data()));
+    gather_into(root, out.empty() ? nullptr : static_cast<void*>(out.data()));
     return out;
   }
 
@@ -552,6 +579,36 @@ class DistArray final : private detail::DomainMember<N> {
     }
   }
 
+  // Runs the gather schedule to `root` into `out` (null where this rank receives nothing).
+  void gather_into(int root, void* out) const {
+    const Domain<N>& dom = domain_;
+    dom.movers().run(dom.comm(), root_schedule(root, true), sizeof(T), whole_bytes(), buffer(),
+                     out ? out : static_cast<void*>(detail::empty_storage));
+  }
+  // Bytes of the whole array over all ranks: what a gather's or scatter's mover is charged.
+  [[nodiscard]] std::size_t whole_bytes() const noexcept {
+    return static_cast<std::size_t>(volume(domain_.box())) * sizeof(T);
+  }
+
+  // The schedule of a gather to (or scatter from) `root` under the current distribution. The last
+  // one of each kind is kept with its root and distribution hash: building "everything on root"
+  // to look it up in the schedule cache allocates, and a repeated gather must not. The same on
+  // every rank (same calls, same hashes), so the mover cache, keyed by the schedule, hits alike.
+  [[nodiscard]] const std::shared_ptr<const Schedule>& root_schedule(int root, bool gather) const {
+    const Domain<N>& dom = domain_;
+    RootSchedule& kept = root_schedules_[gather ? 0 : 1];
+    const std::uint64_t dist = dom.distribution().hash();
+    if (kept.schedule && kept.root == root && kept.distribution == dist) return kept.schedule;
+    const auto root_dist = everything_on(root);
+    kept.schedule = gather ? redistribution_schedule(dom.distribution(), ghosts_, root_dist, no_ghosts<N>(),
+                                                     dom.rank(), &dom.cache())
+                           : redistribution_schedule(root_dist, no_ghosts<N>(), dom.distribution(), ghosts_,
+                                                     dom.rank(), &dom.cache());
+    kept.root = root;
+    kept.distribution = dist;
+    return kept.schedule;
+  }
+
   void check_root(const char* where, int root) const {
     if (root < 0 || root >= domain_.comm().size())
       fail_argument(where, "root", root,
@@ -669,6 +726,12 @@ class DistArray final : private detail::DomainMember<N> {
   std::unique_ptr<Mover> halo_;
   std::unique_ptr<Mover> accumulate_;
   CombineOp accumulate_op_ = CombineOp::add;
+  struct RootSchedule {
+    int root = -1;
+    std::uint64_t distribution = 0;  // hash of the distribution it was built under
+    std::shared_ptr<const Schedule> schedule;
+  };
+  mutable std::array<RootSchedule, 2> root_schedules_;  // gather_to, scatter_from (see root_schedule)
   bool live_ = true;
 };
 

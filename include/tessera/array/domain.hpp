@@ -25,9 +25,11 @@
 #include <optional>
 #include <vector>
 
+#include "tessera/array/mover_cache.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/exchange/collective_check.hpp"
 #include "tessera/exchange/communicator.hpp"
+#include "tessera/exchange/fused_mover.hpp"
 #include "tessera/exchange/mover.hpp"
 #include "tessera/layout/distribution.hpp"
 #include "tessera/plan/ghost_spec.hpp"
@@ -123,6 +125,11 @@ class Domain {
   /// The schedules of this domain's arrays (halo fills, redistributions, gathers), shared by
   /// arrays with equal ghost specs; entries of a retired distribution are dropped.
   [[nodiscard]] ScheduleCache& cache() const noexcept { return state_->cache; }
+  /// The movers the one-shot remaps over this domain keep between calls (see mover_cache.hpp).
+  [[nodiscard]] MoverCache& movers() const noexcept { return state_->movers; }
+  /// The fused movers of `update_ghosts(u, v, ...)` over this domain (fused_mover.hpp); cleared
+  /// when the distribution changes.
+  [[nodiscard]] FusedMoverCache& fused_movers() const noexcept { return state_->fused; }
   /// Bytes one element of every array over this domain takes together (what a migration moves
   /// per element that changes owner).
   [[nodiscard]] std::size_t bytes_per_element() const noexcept {
@@ -201,6 +208,7 @@ class Domain {
     // Schedules of the retired distribution can never be asked for again (unless it comes back,
     // and then they are rebuilt); equal distributions keep theirs.
     if (!(from == to)) s.cache.invalidate(from.hash());
+    if (!(from == to)) s.fused.clear();
   }
 
   /// Collective: moves every array over this domain to `to`, which must cover the same box,
@@ -278,6 +286,7 @@ class Domain {
     }
     s.dist = to;
     if (!(from == to)) s.cache.invalidate(from.hash());
+    if (!(from == to)) s.fused.clear();
     return comm.max(MPI_Wtime() - started);
   }
 
@@ -306,6 +315,8 @@ class Domain {
     const Communicator* comm;
     Distribution<N> dist;
     ScheduleCache cache;
+    MoverCache movers;  // after `cache`: its movers hold schedules, so it goes first
+    FusedMoverCache fused;  // update_ghosts(u, v, ...); cleared when the distribution changes
     double spare_fraction = 0.25;
     std::vector<detail::DomainMember<N>*> arrays;  // in declaration order: the order movers take tags
   };

@@ -16,7 +16,9 @@
 /// moves, and a bad argument throws the same `Error` on every rank with nothing written.
 ///
 /// Regular remaps (`copy`, `copy_section`, `transpose`) compile a section-move schedule, cached in
-/// the destination domain's schedule cache, and run it through a `Mover`. Index-array remaps
+/// the destination domain's schedule cache, and run it through a `Mover` kept in that domain's
+/// mover cache (`Domain::movers()`, mover_cache.hpp): after the first call with the same arrays,
+/// a remap allocates nothing and reuses its buffers. Index-array remaps
 /// (`gather`, `scatter`) are irregular: they follow PARTI's inspector/executor idea but redo the
 /// inspection (grouping the requested points by owner and exchanging them) on every call: their
 /// schedules are not cached yet.
@@ -86,12 +88,14 @@ void move_section(const DistArray<T, N>& src, const Box<N>& src_box, DistArray<T
   const Domain<N>& dom = dst.domain();
   auto schedule = section_move_schedule(src.distribution(), src.ghosts(), src_box, dst.distribution(), dst.ghosts(),
                                         dst_box, perm, dom.rank(), &dom.cache());
-  Mover mover(dom.comm(), std::move(schedule), sizeof(T));
+  // The mover is kept in the destination domain's mover cache: a repeated remap reuses its
+  // buffers and datatypes and allocates nothing (mover_cache.hpp).
+  const auto charge = static_cast<std::size_t>(volume(src_box)) * sizeof(T);
   if (static_cast<const void*>(&src) == static_cast<const void*>(&dst)) {
     const std::vector<T> staged(src.storage().begin(), src.storage().end());
-    mover.run(bytes_of(staged.data()), bytes_of(dst.data()));
+    dom.movers().run(dom.comm(), schedule, sizeof(T), charge, bytes_of(staged.data()), bytes_of(dst.data()));
   } else {
-    mover.run(bytes_of(src.data()), bytes_of(dst.data()));
+    dom.movers().run(dom.comm(), schedule, sizeof(T), charge, bytes_of(src.data()), bytes_of(dst.data()));
   }
 }
 

@@ -15,12 +15,26 @@
 /// \endcode
 /// Elements are moved as bytes, so any trivially copyable type works; a combine function (see
 /// `combine_function<T>`) accumulates arriving values instead of replacing.
+///
+/// **Algorithms** (`MoveAlgorithm`, as heFFTe's `reshape3d_pointtopoint` / `reshape3d_alltoallv`):
+/// the messages can also travel in one `MPI_Ialltoallv` over the communicator (packed buffers), or
+/// in one `MPI_Ineighbor_alltoallw` over a distributed-graph communicator made from the schedule's
+/// peers when the mover is made (the in-place and datatype channels of point-to-point still apply).
+/// `automatic` (the default) picks from the message count and sizes, the same on every rank; the
+/// environment variable `TESSERA_MOVE_ALGORITHM` (read once) or the constructor's argument forces
+/// one. With a collective algorithm `start()` is collective: every rank of the communicator must
+/// call it, in the same order as its other collective calls. See docs/engine.md, "Algorithms".
+/// \code
+///   tessera::Mover redist(world, schedule, sizeof(double), nullptr, tessera::MoveAlgorithm::alltoallv);
+///   redist.run(old_storage, new_storage);
+/// \endcode
 
 #include <mpi.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "tessera/exchange/communicator.hpp"
@@ -28,6 +42,32 @@
 #include "tessera/plan/schedule.hpp"
 
 namespace tessera {
+
+/// How a Mover's messages travel (see the file comment and docs/engine.md, "Algorithms").
+enum class MoveAlgorithm {
+  automatic,       ///< chosen from message count and sizes when the mover is made (same on every rank)
+  point_to_point,  ///< Irecv from every peer, pack and Isend to every peer, Waitany and unpack
+  alltoallv,       ///< one MPI_Ialltoallv over the whole communicator, packed buffers
+  neighborhood,    ///< one MPI_Ineighbor_alltoallw over a graph communicator of the schedule's peers
+};
+
+/// "automatic", "point_to_point", "alltoallv" or "neighborhood".
+[[nodiscard]] const char* to_string(MoveAlgorithm algorithm) noexcept;
+
+/// Parses the name `to_string` gives (also "p2p", "point-to-point", "neighbourhood", "neighbor").
+/// Throws `Error(invalid_argument)` naming `source` (where the text came from) and the value
+/// otherwise.
+[[nodiscard]] MoveAlgorithm parse_move_algorithm(std::string_view text, std::string_view source = "MoveAlgorithm");
+
+/// The algorithm `TESSERA_MOVE_ALGORITHM` asks for (`automatic` when unset or empty), read once
+/// per process. Throws `Error(invalid_argument)` naming the variable and its value if it is not a
+/// `MoveAlgorithm` name (then on every call, so every mover made with `automatic` throws).
+[[nodiscard]] MoveAlgorithm environment_move_algorithm();
+
+namespace detail {
+/// Reads `TESSERA_MOVE_ALGORITHM` now (what `environment_move_algorithm` does once); for tests.
+[[nodiscard]] MoveAlgorithm read_move_algorithm_environment();
+}  // namespace detail
 
 /// Counters a benchmark or a test can read.
 struct MoverStats {
@@ -65,9 +105,29 @@ class Mover {
  public:
   /// Binds `schedule` to elements of `element_size` bytes. `combine == nullptr` replaces
   /// destination elements. Collective in order: every rank must create its movers for the same
-  /// exchanges in the same order (that is how their tags match).
+  /// exchanges in the same order (that is how their tags match), with the same `algorithm`.
+  ///
+  /// `algorithm == automatic` takes `environment_move_algorithm()`, and if that is `automatic`
+  /// too, chooses: point-to-point on fewer than `kAutomaticMinRanks` ranks, without communicating
+  /// (on up to 5 ranks no collective won consistently in bench_algorithms; see docs/engine.md);
+  /// on more, one small allreduce agrees on the largest peer count and message size of any rank,
+  /// and the mover uses `alltoallv` when some rank talks to at least half of the others and no
+  /// message exceeds `kAlltoallvMaxMessageBytes`, point-to-point otherwise.
+  /// A forced collective algorithm agrees in that allreduce too: `alltoallv` falls back to
+  /// point-to-point on every rank when any rank's packed buffers exceed INT_MAX bytes, and ranks
+  /// that asked for different collective algorithms all throw `Error(invalid_argument)` (they
+  /// would deadlock otherwise; a rank that asks for point-to-point while another asks for a
+  /// collective is not detected: pass the same `algorithm` and environment everywhere).
+  /// `neighborhood` also makes a distributed-graph communicator (collective over `comm`).
+  /// Throws `Error(invalid_argument)` for a null schedule, an element size of 0, an `algorithm`
+  /// that is not a `MoveAlgorithm`, or a bad `TESSERA_MOVE_ALGORITHM`.
   Mover(const Communicator& comm, std::shared_ptr<const Schedule> schedule, std::size_t element_size,
-        CombineFn combine = nullptr);
+        CombineFn combine = nullptr, MoveAlgorithm algorithm = MoveAlgorithm::automatic);
+
+  /// Fewest ranks on which `automatic` considers a collective algorithm (and communicates to decide).
+  static constexpr int kAutomaticMinRanks = 8;
+  /// Largest message (bytes) with which `automatic` still picks `alltoallv` for a dense pattern.
+  static constexpr std::size_t kAlltoallvMaxMessageBytes = 16 * 1024;
   ~Mover();
   Mover(const Mover&) = delete;
   Mover& operator=(const Mover&) = delete;
@@ -96,6 +156,8 @@ class Mover {
   [[nodiscard]] const MoverStats& stats() const noexcept { return stats_; }
   /// The message tag this mover uses (its own, from the communicator).
   [[nodiscard]] int tag() const noexcept { return tag_; }
+  /// The algorithm the executions use (never `automatic`; the same on every rank).
+  [[nodiscard]] MoveAlgorithm algorithm() const noexcept { return algorithm_; }
 
  private:
   struct Channel {  // one peer, one direction
@@ -111,6 +173,14 @@ class Mover {
 
   void unpack(const Channel& c);
   void finish_receives(bool blocking);
+  MoveAlgorithm choose(MoveAlgorithm requested) const;
+  void make_channels();
+  void make_alltoallv();
+  void make_neighborhood();
+  void start_alltoallv();
+  void start_neighborhood();
+  void copy_locally();
+  void finish_collective();
 
   const Communicator* comm_;
   std::shared_ptr<const Schedule> schedule_;
@@ -127,6 +197,16 @@ class Mover {
   std::byte* dst_ = nullptr;
   bool in_flight_ = false;
   MoverStats stats_;
+  MoveAlgorithm algorithm_ = MoveAlgorithm::point_to_point;
+  MPI_Request collective_ = MPI_REQUEST_NULL;  // the one request of a collective execution
+  // alltoallv: one packed buffer each way, per-rank counts and displacements in bytes.
+  RawBytes all_send_, all_receive_;
+  std::vector<int> send_counts_, send_displs_, receive_counts_, receive_displs_;
+  // neighborhood: the graph communicator, and per neighbour count, type and address (MPI_BOTTOM).
+  MPI_Comm graph_ = MPI_COMM_NULL;
+  std::vector<int> nsend_counts_, nreceive_counts_;
+  std::vector<MPI_Aint> nsend_addresses_, nreceive_addresses_;
+  std::vector<MPI_Datatype> nsend_types_, nreceive_types_;
 };
 
 }  // namespace tessera

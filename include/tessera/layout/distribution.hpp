@@ -317,6 +317,25 @@ class Distribution {
     return Distribution(std::move(s));
   }
 
+  /// The same distribution over `grid`, a grid of the same shape that may hold other ranks or the
+  /// same ranks in another order: every grid position owns what it owned before (same indices,
+  /// same local storage), now on the rank `grid` places there. What rank relabeling builds its
+  /// result with (`relabel_for_locality`, plan/relabel.hpp).
+  /// \code
+  ///   auto swapped = dist.with_grid(tessera::ProcGrid<2>::from_ranks(4, {2, 2}, {0, 2, 1, 3}));
+  /// \endcode
+  /// Throws `Error(invalid_argument)` for a user-defined distribution or a grid of another shape.
+  [[nodiscard]] Distribution with_grid(const ProcGrid<N>& grid) const {
+    constexpr const char* where = "Distribution::with_grid";
+    require_dimensional(where);
+    if (grid.shape() != state_->grid.shape())
+      fail_argument(where, "grid", grid, detail::concat("has another shape than the distribution's ", state_->grid));
+    auto s = std::make_shared<State>(*state_);
+    s->grid = grid;
+    s->hash = hash_of(*s);
+    return Distribution(std::move(s));
+  }
+
   /// Bytes of replicated metadata (boundaries, tables, grid tables): O(sum of grid extents) for
   /// dimensional distributions without `general` or `irregular` axes.
   [[nodiscard]] std::size_t metadata_bytes() const noexcept {

@@ -54,8 +54,12 @@ void check_step(const Distribution<N>& from, const Distribution<N>& target, doub
   EXPECT_EQ(step.bytes, static_cast<std::uint64_t>(moved) * bytes_per_element);
   const index_t unit = elements_per_block(from);
   EXPECT_EQ(step.blocks, (moved + unit - 1) / unit);
-  if (delta == 0) EXPECT_TRUE(step.to == from);
-  if (delta == 1) EXPECT_TRUE(step.to == target) << step.to << " vs " << target;
+  if (delta == 0) {
+    EXPECT_TRUE(step.to == from);
+  }
+  if (delta == 1) {
+    EXPECT_TRUE(step.to == target) << step.to << " vs " << target;
+  }
 }
 
 // D3-ARC's case: rows cut over all ranks, columns whole; arrays with and without ghosts.
@@ -150,7 +154,9 @@ TEST(Incremental, SpareRowsAbsorbSmallMoves) {
     const Point<2> probe = u.patch_count() ? u.owned_box().hi - Point<2>{1, 1} : Point<2>{};
     dom.migrate(to);
     u.for_each_owned([](const Point<2>& p, const double& x) { ASSERT_EQ(x, value_of(p)) << p; });
-    if (k > 1 && before && contains(u.owned_box(), probe)) EXPECT_EQ(&u.at(probe), before) << "row moved in memory";
+    if (k > 1 && before && contains(u.owned_box(), probe)) {
+      EXPECT_EQ(&u.at(probe), before) << "row moved in memory";
+    }
   }
   EXPECT_LE(u.reallocations(), 1u) << "spare rows should absorb 8 rows of drift";
   EXPECT_GE(u.capacity(), u.storage().size());

@@ -1,0 +1,141 @@
+#pragma once
+/// \file
+/// `FusedMover`: executes one compiled `Schedule` on several arrays at once, with one message per
+/// peer carrying every array's part (multi-array fusion, as AMReX's FillBoundary of several
+/// components or a hand-written exchange that packs u, v and w together).
+///
+/// The arrays must be laid out alike (the schedule's offsets fit all of them: same domain, same
+/// ghost spec), but may hold different element types: binding k moves elements of
+/// `element_sizes[k]` bytes. Per peer, the message is array 0's packed part, then array 1's, and so
+/// on; local copies are made per array. Fusion saves per-message costs (latency, matching,
+/// requests) at the price of always packing: the point-to-point `Mover` sends one contiguous
+/// part, or a few long rows, straight from the array. docs/engine.md ("Fusing several arrays")
+/// has the measurements and the rule `update_ghosts(u, v, ...)` and `Domain` follow.
+/// \code
+///   tessera::FusedMover halo(world, schedule, {sizeof(double), sizeof(float)});
+///   const void* src[] = {u.data(), v.data()};
+///   void* dst[] = {u.data(), v.data()};
+///   halo.run(src, dst);
+/// \endcode
+/// Buffers are allocated when the mover is made; nothing allocates after that.
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "tessera/exchange/communicator.hpp"
+#include "tessera/exchange/mover.hpp"
+#include "tessera/plan/combine_op.hpp"
+#include "tessera/plan/schedule.hpp"
+
+namespace tessera {
+
+/// Executes one Schedule on several arrays with one message per peer (see the file comment).
+class FusedMover {
+ public:
+  /// Binds `schedule` to `element_sizes.size()` arrays (at least one), array k of elements of
+  /// `element_sizes[k]` bytes, combined on arrival with `combine[k]` (replace when `combine` is
+  /// empty or the entry is null). Collective in order, as `Mover`: takes one tag from `comm`.
+  /// Throws `Error(invalid_argument)` for a null schedule, no arrays, an element size of 0, or a
+  /// `combine` list of another length.
+  FusedMover(const Communicator& comm, std::shared_ptr<const Schedule> schedule, std::vector<std::size_t> element_sizes,
+             std::vector<CombineFn> combine = {});
+  ~FusedMover();
+  FusedMover(const FusedMover&) = delete;
+  FusedMover& operator=(const FusedMover&) = delete;
+  FusedMover(FusedMover&&) = delete;
+  FusedMover& operator=(FusedMover&&) = delete;
+
+  /// Starts an execution reading array k from `src[k]` and writing it into `dst[k]` (each the
+  /// start of this rank's storage, as for `Mover::start`). Throws `Error(invalid_argument)` if an
+  /// execution is in flight or the spans do not hold one pointer per array.
+  void start(std::span<const void* const> src, std::span<void* const> dst);
+  /// Completes the execution started last.
+  void wait();
+  /// True when the execution has completed; never blocks.
+  [[nodiscard]] bool test();
+  /// `start` then `wait`.
+  void run(std::span<const void* const> src, std::span<void* const> dst) {
+    start(src, dst);
+    wait();
+  }
+  [[nodiscard]] bool in_flight() const noexcept { return in_flight_; }
+  /// Number of arrays each execution moves.
+  [[nodiscard]] std::size_t arrays() const noexcept { return element_sizes_.size(); }
+  /// The element sizes the mover was made for.
+  [[nodiscard]] const std::vector<std::size_t>& element_sizes() const noexcept { return element_sizes_; }
+  [[nodiscard]] const Schedule& schedule() const noexcept { return *schedule_; }
+  /// A shared handle on the schedule (for caches keyed by it).
+  [[nodiscard]] const std::shared_ptr<const Schedule>& schedule_ptr() const noexcept { return schedule_; }
+  [[nodiscard]] const MoverStats& stats() const noexcept { return stats_; }
+  [[nodiscard]] int tag() const noexcept { return tag_; }
+
+ private:
+  struct Channel {
+    int peer = 0;
+    std::size_t peer_index = 0;
+    std::size_t bytes = 0;  // every array's part together
+    RawBytes buffer;
+  };
+
+  void pack_channel(Channel& c);
+  void unpack_channel(const Channel& c);
+  void finish_receives(bool blocking);
+
+  const Communicator* comm_;
+  std::shared_ptr<const Schedule> schedule_;
+  std::vector<std::size_t> element_sizes_;
+  std::vector<CombineFn> combine_;
+  int tag_;
+  MPI_Datatype unit_ = MPI_DATATYPE_NULL;
+  std::vector<Channel> sends_, receives_;
+  RawBytes staging_;
+  std::vector<MPI_Request> send_requests_, receive_requests_;
+  std::vector<char> unpacked_;
+  std::vector<const std::byte*> src_;
+  std::vector<std::byte*> dst_;
+  std::size_t receives_left_ = 0;
+  bool in_flight_ = false;
+  MoverStats stats_;
+};
+
+/// Fused movers kept between calls (`update_ghosts(u, v, ...)`; each `Domain` holds one), with the
+/// choice between one fused execution and separate ones made once per (schedule, element sizes).
+///
+/// The rule: fuse when the largest fused message any rank sends is at most `kMaxFusedMessageBytes`
+/// (small faces: per-message costs dominate, one message per peer wins); above it run the arrays'
+/// own movers side by side (large faces: their in-place and datatype channels skip the pack copy
+/// that fusion always makes). The largest message is agreed on with one `MPI_Allreduce` when an
+/// entry is made, so every rank decides alike. See docs/engine.md, "Fusing several arrays".
+class FusedMoverCache {
+ public:
+  /// Largest fused message (bytes) for which fusing is chosen (see the class comment).
+  static constexpr std::size_t kMaxFusedMessageBytes = 16 * 1024;
+
+  FusedMoverCache() = default;
+  FusedMoverCache(const FusedMoverCache&) = delete;
+  FusedMoverCache& operator=(const FusedMoverCache&) = delete;
+
+  /// Collective in order on a miss (one allreduce; a new mover takes a tag): the fused mover of
+  /// `schedule` for arrays of `element_sizes` bytes, or null when separate executions are chosen.
+  /// A hit allocates nothing.
+  [[nodiscard]] FusedMover* find_or_make(const Communicator& comm, const std::shared_ptr<const Schedule>& schedule,
+                                         std::span<const std::size_t> element_sizes);
+  /// Drops every entry (call it alike on every rank, e.g. when the distribution changes).
+  void clear() noexcept { entries_.clear(); }
+  /// Entries kept (fused or not).
+  [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
+
+ private:
+  struct Entry {
+    std::shared_ptr<const Schedule> schedule;
+    std::vector<std::size_t> element_sizes;
+    std::unique_ptr<FusedMover> mover;  // null: separate executions
+  };
+  std::vector<Entry> entries_;
+};
+
+}  // namespace tessera

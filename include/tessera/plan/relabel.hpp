@@ -1,0 +1,228 @@
+#pragma once
+/// \file
+/// Communication-aware rank relabeling (COSTA's `optimal_reordering`, for any N and any kind of
+/// distribution): when a new distribution leaves free which rank holds which grid position — the
+/// user asks for "a 2x2 grid, block" and does not care which rank gets which block — choose the
+/// ranks so that the most indices keep their owner, and so the fewest bytes travel.
+///
+/// The **overlap matrix** `W[l][q]` is the number of indices that rank `q` owns under `from` and
+/// grid position `l` owns under `to`. A relabeling puts a distinct rank `σ(l)` at every position;
+/// the indices that stay where they are number `Σ_l W[l][σ(l)]`, which `relabel_for_locality`
+/// maximises: a maximum-weight assignment. The matrix is computed from the two replicated
+/// descriptions, without communication, in O(pieces) (every owned section of `from` cut by `to`'s
+/// pieces, never element by element), and the assignment is deterministic, so every rank computes
+/// the same relabeling (ties: see `assign_positions`).
+/// \code
+///   // Going from 2 active ranks of 4 back to all 4, block rows: the ranks that hold data keep
+///   // their half of it, instead of rank 1 handing all its rows to ranks 2 and 3.
+///   const auto target = tessera::Distribution<2>(box, tessera::ProcGrid<2>::with_shape(4, {4, 1}),
+///                                                {tessera::block(), tessera::block()});
+///   dom.redistribute(tessera::relabel_for_locality(dom.distribution(), target));
+///   const auto change = tessera::ownership_change(dom.distribution(), target);  // what would move
+/// \endcode
+/// Relabeling keeps the geometry of every position: with `general` or weighted axes whose weights
+/// are meant for particular ranks (measured speeds), a relabeled distribution gives a position's
+/// share to another rank; relabel only distributions whose positions are interchangeable.
+///
+/// The layer is pure: no MPI, the same answer on every rank.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "tessera/core/error.hpp"
+#include "tessera/geometry.hpp"
+#include "tessera/layout/distribution.hpp"
+#include "tessera/layout/proc_grid.hpp"
+
+namespace tessera {
+
+/// One nonzero entry of the overlap matrix: `volume` indices that `rank` owns under the source
+/// distribution and grid position `position` (row-major, logical) owns under the target.
+struct RelabelOverlap {
+  int position = 0;
+  int rank = 0;
+  index_t volume = 0;
+  friend bool operator==(const RelabelOverlap&, const RelabelOverlap&) = default;
+};
+
+/// Which ranks a relabeling may put on the target's grid positions.
+enum class RelabelScope {
+  active_ranks,  ///< only the target's own active ranks, permuted (the set of ranks stays the user's)
+  any_rank,      ///< any ranks of the communicator: also chooses which ranks are active (a grid of
+                 ///< fewer positions than ranks goes to the ranks that hold most of its data)
+};
+
+/// How the assignment is solved.
+enum class RelabelMethod {
+  automatic,  ///< `exact` up to `relabel_exact_limit` candidate ranks, `greedy` above
+  exact,      ///< maximum-weight assignment (Hungarian method, O(positions² x candidates))
+  greedy,     ///< heaviest overlap first (as COSTA for large P), O(E log E) for E nonzero overlaps
+};
+
+/// The number of candidate ranks up to which `automatic` solves exactly. The exact method keeps a
+/// dense positions x candidates cost matrix (8 MiB at 1024 x 1024) and takes O(P³) time, on every
+/// rank: 0.13 s at P = 1024 and 0.65 s at P = 2048 on the 2-core development machine (a random
+/// matrix, where it runs longest). Above, the greedy matching (COSTA's choice for large P) takes
+/// O(E log E) for E nonzero overlaps, which is O(P) for most pairs of distributions (each source
+/// block meets a few target blocks): under a millisecond at P = 2048. It is optimal when every rank
+/// has one dominant target position, and kept 94-99% of the optimum on random matrices.
+inline constexpr int relabel_exact_limit = 1024;
+
+/// Options of `relabel_for_locality`.
+struct RelabelOptions {
+  RelabelScope scope = RelabelScope::active_ranks;
+  RelabelMethod method = RelabelMethod::automatic;
+};
+
+/// How many indices keep their owner between two distributions, and how many change it.
+struct OwnershipChange {
+  index_t staying = 0;  ///< indices owned by the same rank before and after
+  index_t moving = 0;   ///< indices whose owner changes (what a redistribution sends between ranks)
+
+  /// Bytes that stay, for `bytes_per_element` bytes per index (every array of a domain together:
+  /// `Domain::bytes_per_element()`).
+  [[nodiscard]] std::uint64_t bytes_staying(std::size_t bytes_per_element) const noexcept {
+    return static_cast<std::uint64_t>(staying) * bytes_per_element;
+  }
+  /// Bytes that travel between ranks.
+  [[nodiscard]] std::uint64_t bytes_moving(std::size_t bytes_per_element) const noexcept {
+    return static_cast<std::uint64_t>(moving) * bytes_per_element;
+  }
+  friend bool operator==(const OwnershipChange&, const OwnershipChange&) = default;
+};
+
+/// The core of relabeling: a distinct rank among `candidates` for every one of `positions`
+/// positions, maximising the total `volume` of the `overlaps` whose (position, rank) is chosen.
+/// `overlaps` may come in any order; entries for the same (position, rank) add up; entries whose
+/// rank is not a candidate are ignored. `preferred[l]` is the rank the target put at position l:
+/// among assignments of equal volume, the one that keeps the most positions on their preferred
+/// rank wins, so a target that is already optimal comes back unchanged (the identity when
+/// `from == to`); remaining ties are broken by the lowest position and rank numbers, so the answer
+/// depends only on the arguments and is the same on every rank. With `greedy`, the result is
+/// never worse than `preferred` itself (if the greedy matching keeps less, `preferred` is returned).
+/// Returns the ranks in logical order (`positions` entries).
+/// Throws `Error(invalid_argument)` if `candidates` has repeated or negative ranks, fewer ranks
+/// than `positions`, `preferred` has another size than `positions` or a rank that is not a
+/// candidate, or an overlap names a position outside `[0, positions)` or has a negative volume.
+[[nodiscard]] std::vector<int> assign_positions(int positions, const std::vector<int>& candidates,
+                                                const std::vector<int>& preferred,
+                                                const std::vector<RelabelOverlap>& overlaps,
+                                                RelabelMethod method = RelabelMethod::automatic);
+
+/// Total volume of `overlaps` whose rank is the one `ranks` puts at their position (`ranks[l]`:
+/// the rank at logical position l), i.e. the indices that stay put under that assignment.
+[[nodiscard]] index_t assigned_volume(const std::vector<int>& ranks, const std::vector<RelabelOverlap>& overlaps);
+
+namespace detail {
+
+template <std::size_t N>
+void check_relabel_pair(const char* where, const Distribution<N>& from, const Distribution<N>& to) {
+  if (from.domain() != to.domain())
+    fail_argument(where, "to", to.domain(),
+                  concat("covers another domain than the source distribution's ", from.domain(),
+                         " (relabeling compares owners index by index: the boxes must be equal)"));
+  if (from.comm_size() != to.comm_size())
+    fail_argument(where, "to", to,
+                  concat("is for ", to.comm_size(), " ranks but the source distribution is for ", from.comm_size()));
+}
+
+/// Calls `f(rank_from, piece)` for every piece of `to` inside what `rank_from` owns under `from`.
+template <std::size_t N, class F>
+void for_each_overlap_piece(const Distribution<N>& from, const Distribution<N>& to, F&& f) {
+  for (int q = 0; q < from.comm_size(); ++q)
+    for (const auto& s : from.owned_sections(q))
+      for (const auto& piece : to.pieces(s)) f(q, piece);
+}
+
+}  // namespace detail
+
+/// The overlap matrix of `from` and `to` (see the file comment): its nonzero entries, sorted by
+/// position then rank, each (position, rank) once. Positions are `to`'s grid positions (row-major),
+/// ranks are `from`'s owners. No communication.
+/// Throws `Error(invalid_argument)` if the distributions cover different boxes or are for
+/// different numbers of ranks, or if `to` is user-defined (it has no grid positions to relabel).
+template <std::size_t N>
+[[nodiscard]] std::vector<RelabelOverlap> overlap_matrix(const Distribution<N>& from, const Distribution<N>& to) {
+  constexpr const char* where = "overlap_matrix";
+  detail::check_relabel_pair(where, from, to);
+  if (to.is_user_defined())
+    fail_argument(where, "to", to, "is user-defined: its owners are not grid positions that could be relabeled");
+  std::vector<RelabelOverlap> out;
+  const ProcGrid<N>& grid = to.grid();
+  detail::for_each_overlap_piece(from, to, [&](int q, const DistPiece<N>& piece) {
+    out.push_back({*grid.logical_of(piece.rank), q, volume(piece.section)});
+  });
+  std::sort(out.begin(), out.end(), [](const RelabelOverlap& a, const RelabelOverlap& b) {
+    return a.position != b.position ? a.position < b.position : a.rank < b.rank;
+  });
+  // Merge the entries of one (position, rank): a source section may meet a position in several pieces.
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (kept > 0 && out[kept - 1].position == out[i].position && out[kept - 1].rank == out[i].rank)
+      out[kept - 1].volume += out[i].volume;
+    else
+      out[kept++] = out[i];
+  }
+  out.resize(kept);
+  return out;
+}
+
+/// How many indices keep their owner and how many change it when going from `from` to `to` (any
+/// distributions, user-defined included, over the same box and number of ranks); multiply by the
+/// bytes per element for bytes (`OwnershipChange::bytes_moving`). `moving` is what a preserving
+/// `Domain::redistribute` or `migrate` sends between ranks. No communication; O(pieces).
+/// Throws `Error(invalid_argument)` if the distributions cover different boxes or are for
+/// different numbers of ranks.
+template <std::size_t N>
+[[nodiscard]] OwnershipChange ownership_change(const Distribution<N>& from, const Distribution<N>& to) {
+  detail::check_relabel_pair("ownership_change", from, to);
+  OwnershipChange out;
+  detail::for_each_overlap_piece(from, to, [&](int q, const DistPiece<N>& piece) {
+    (piece.rank == q ? out.staying : out.moving) += volume(piece.section);
+  });
+  return out;
+}
+
+/// `to` with its grid's ranks permuted so that the most indices keep their owner from `from` (the
+/// maximum-weight assignment of the overlap matrix; see the file comment and `assign_positions`).
+/// Every position keeps its indices and its local storage; only which rank holds it changes. The
+/// result is `to` itself when no relabeling keeps more, in particular when `from == to`; it never
+/// moves more than `to` (`ownership_change(from, result).moving <= ownership_change(from, to).moving`).
+/// With `RelabelScope::any_rank`, the ranks may also come from outside `to`'s active set.
+/// Not collective, and communicates nothing: call it with the same arguments on every rank (as
+/// every distribution is built), then hand the result to `Domain::redistribute` or `migrate`.
+/// \code
+///   dom.redistribute(tessera::relabel_for_locality(dom.distribution(), target));
+///   auto fewer = tessera::relabel_for_locality(dom.distribution(), on_two_ranks,
+///                                              {tessera::RelabelScope::any_rank});
+/// \endcode
+/// Throws `Error(invalid_argument)` if the distributions cover different boxes or are for different
+/// numbers of ranks, or if `to` is user-defined (its owners are not grid positions).
+template <std::size_t N>
+[[nodiscard]] Distribution<N> relabel_for_locality(const Distribution<N>& from, const Distribution<N>& to,
+                                                   const RelabelOptions& options = {}) {
+  constexpr const char* where = "relabel_for_locality";
+  detail::check_relabel_pair(where, from, to);
+  if (to.is_user_defined())
+    fail_argument(where, "to", to, "is user-defined: its owners are not grid positions that could be relabeled");
+  if (options.scope != RelabelScope::active_ranks && options.scope != RelabelScope::any_rank)
+    fail_argument(where, "options.scope", static_cast<int>(options.scope), "is not a tessera::RelabelScope");
+  const ProcGrid<N>& grid = to.grid();
+  const std::vector<int> preferred = grid.active_ranks();
+  std::vector<int> candidates;
+  if (options.scope == RelabelScope::any_rank) {
+    candidates.resize(static_cast<std::size_t>(grid.comm_size()));
+    std::iota(candidates.begin(), candidates.end(), 0);
+  } else {
+    candidates = preferred;
+    std::sort(candidates.begin(), candidates.end());
+  }
+  std::vector<int> ranks = assign_positions(grid.size(), candidates, preferred, overlap_matrix(from, to), options.method);
+  if (ranks == preferred) return to;
+  return to.with_grid(ProcGrid<N>::from_ranks(grid.comm_size(), grid.shape(), std::move(ranks)));
+}
+
+}  // namespace tessera
