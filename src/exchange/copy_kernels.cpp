@@ -60,6 +60,12 @@ void stream_fence() noexcept {
 #endif
 }
 
+/// `rows` rows of `Bytes` bytes, `to_row` / `from_row` bytes apart: one load and one store each.
+template <std::size_t Bytes>
+void copy_short_rows(std::byte* to, index_t to_row, const std::byte* from, index_t from_row, index_t rows) {
+  for (index_t r = 0; r < rows; ++r) std::memcpy(to + r * to_row, from + r * from_row, Bytes);
+}
+
 /// `rows` contiguous rows of `bytes` bytes each, rows `to_row` and `from_row` bytes apart.
 void copy_contiguous_rows(std::byte* to, index_t to_row, const std::byte* from, index_t from_row, index_t rows,
                           std::size_t bytes, std::size_t min_stream_row = kStreamMinRow) {
@@ -68,7 +74,18 @@ void copy_contiguous_rows(std::byte* to, index_t to_row, const std::byte* from, 
     stream_fence();
     return;
   }
-  for (index_t r = 0; r < rows; ++r) std::memcpy(to + r * to_row, from + r * from_row, bytes);
+  switch (bytes) {  // short rows (the wrap-around of a ghost layer 1 or 2 wide): fixed-size copies
+    case 8:
+      return copy_short_rows<8>(to, to_row, from, from_row, rows);
+    case 16:
+      return copy_short_rows<16>(to, to_row, from, from_row, rows);
+    case 24:
+      return copy_short_rows<24>(to, to_row, from, from_row, rows);
+    case 32:
+      return copy_short_rows<32>(to, to_row, from, from_row, rows);
+    default:
+      for (index_t r = 0; r < rows; ++r) std::memcpy(to + r * to_row, from + r * from_row, bytes);
+  }
 }
 
 template <std::size_t Size>
