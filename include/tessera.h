@@ -369,7 +369,8 @@ tessera_status tessera_array_accumulate_ghosts(tessera_array array, tessera_op o
 tessera_status tessera_array_scatter_from(tessera_array array, int root, tessera_type type, const void* data,
                                           int64_t count);
 /** Collective: the whole array in row-major order into `out` on `root` (`capacity` >= volume
- *  there; ignored elsewhere). */
+ *  there; ignored elsewhere). Written straight into `out`, no temporary copy; a `capacity` below
+ *  the volume (or a NULL `out`) on root is TESSERA_ERR_INVALID_ARGUMENT on every rank. */
 tessera_status tessera_array_gather_to(tessera_array array, int root, tessera_type type, void* out, int64_t capacity);
 /** Collective: the whole array on every rank. */
 tessera_status tessera_array_gather_to_all(tessera_array array, tessera_type type, void* out, int64_t capacity);

@@ -119,9 +119,16 @@ tessera_status tessera_array_gather_to(tessera_array array, int root, tessera_ty
     const auto a = get<ArrayObject>(array, "array");
     check_type(*a, type);
     visit_array(*a, [&](const auto& x) {
+      using T = typename std::remove_cvref_t<decltype(x)>::value_type;
       check_root(x.domain(), root);
-      const auto all = x.gather_to(root);  // collective: every rank gets here before anyone can fail
-      if (x.domain().rank() == root) copy_elements(all, out, capacity, "out");
+      // Straight into the caller's buffer (no temporary of the whole array). The root's size is
+      // broadcast inside gather_to, so a buffer too small (or null) on root is the same
+      // invalid-argument error on every rank, before anything moves.
+      std::span<T> into;
+      if (x.domain().rank() == root && out != nullptr && capacity > 0)
+        into = std::span<T>(static_cast<T*>(out),
+                            static_cast<std::size_t>(std::min<int64_t>(capacity, volume(x.domain().box()))));
+      x.gather_to(root, into);
     });
   });
 }

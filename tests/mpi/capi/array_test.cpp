@@ -1,6 +1,7 @@
 // tessera_domain_* and tessera_array_*: domains, arrays of every element type and dimension,
 // local views, element access, ghost updates (and their call order), scatter and gather, and
 // reductions, through the C API, each on good and bad input.
+#include <algorithm>
 #include <complex>
 #include <cstring>
 #include <vector>
@@ -378,6 +379,20 @@ TEST_F(CApiTest, ScatterAndGather) {
   EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_array_scatter_from(a, 0, TESSERA_INT64, whole.data(), 19));
   EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_array_gather_to_all(a, TESSERA_INT64, back.data(), 19));
   expect_error_mentions({"tessera_array_gather_to_all", "'capacity' = 19", "20 elements"});
+  // gather_to writes into `out` directly; a buffer too small on the root fails on every rank, and
+  // a larger one is fine (only the first 20 elements are written).
+  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT,
+                tessera_array_gather_to(a, root, TESSERA_INT64, back.data(), rank == root ? 19 : 0));
+  expect_error_mentions({"tessera_array_gather_to", "19 elements on root"});
+  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT,
+                tessera_array_gather_to(a, root, TESSERA_INT64, nullptr, rank == root ? 20 : 0));
+  std::vector<std::int64_t> roomy(25, -7);
+  ASSERT_OK(tessera_array_gather_to(a, root, TESSERA_INT64, rank == root ? roomy.data() : nullptr,
+                                    rank == root ? 25 : 0));
+  if (rank == root) {
+    EXPECT_TRUE(std::equal(whole.begin(), whole.end(), roomy.begin()));
+    EXPECT_EQ(roomy[20], -7);
+  }
   EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_array_gather_to_all(a, TESSERA_INT64, nullptr, 20));
   ASSERT_OK(tessera_array_free(&a));
   ASSERT_OK(tessera_domain_free(&dom));
