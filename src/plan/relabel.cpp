@@ -17,7 +17,8 @@ constexpr const char* kWhere = "assign_positions";
 std::vector<int> column_of_rank(const std::vector<int>& candidates) {
   const int max_rank = *std::max_element(candidates.begin(), candidates.end());
   std::vector<int> column(static_cast<std::size_t>(max_rank) + 1, -1);
-  for (std::size_t j = 0; j < candidates.size(); ++j) column[static_cast<std::size_t>(candidates[j])] = static_cast<int>(j);
+  for (std::size_t j = 0; j < candidates.size(); ++j)
+    column[static_cast<std::size_t>(candidates[j])] = static_cast<int>(j);
   return column;
 }
 
@@ -34,17 +35,7 @@ std::vector<RelabelOverlap> merged(const std::vector<RelabelOverlap>& overlaps, 
     const int j = column_of(column, o.rank);
     if (j >= 0 && o.volume > 0) out.push_back({o.position, j, o.volume});
   }
-  std::sort(out.begin(), out.end(), [](const RelabelOverlap& a, const RelabelOverlap& b) {
-    return a.position != b.position ? a.position < b.position : a.rank < b.rank;
-  });
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    if (kept > 0 && out[kept - 1].position == out[i].position && out[kept - 1].rank == out[i].rank)
-      out[kept - 1].volume += out[i].volume;
-    else
-      out[kept++] = out[i];
-  }
-  out.resize(kept);
+  detail::sort_and_merge(out);
   return out;
 }
 
@@ -124,7 +115,8 @@ std::vector<int> exact(int positions, const std::vector<int>& candidates, const 
   for (std::size_t l = 0; l < n; ++l)
     for (std::size_t j = 0; j < m; ++j)
       cost[l * m + j] = k * w_max + (k > 1 && preferred_column[l] != static_cast<int>(j) ? 1 : 0);
-  for (const auto& e : entries) cost[static_cast<std::size_t>(e.position) * m + static_cast<std::size_t>(e.rank)] -= k * e.volume;
+  for (const auto& e : entries)
+    cost[static_cast<std::size_t>(e.position) * m + static_cast<std::size_t>(e.rank)] -= k * e.volume;
   const std::vector<int> column = hungarian(positions, static_cast<int>(m), cost);
   std::vector<int> ranks(n);
   for (std::size_t l = 0; l < n; ++l) ranks[l] = candidates[static_cast<std::size_t>(column[l])];
@@ -173,6 +165,20 @@ std::vector<int> greedy(int positions, const std::vector<int>& candidates, const
 
 }  // namespace
 
+void detail::sort_and_merge(std::vector<RelabelOverlap>& overlaps) {
+  std::sort(overlaps.begin(), overlaps.end(), [](const RelabelOverlap& a, const RelabelOverlap& b) {
+    return a.position != b.position ? a.position < b.position : a.rank < b.rank;
+  });
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < overlaps.size(); ++i) {
+    if (kept > 0 && overlaps[kept - 1].position == overlaps[i].position && overlaps[kept - 1].rank == overlaps[i].rank)
+      overlaps[kept - 1].volume += overlaps[i].volume;
+    else
+      overlaps[kept++] = overlaps[i];
+  }
+  overlaps.resize(kept);
+}
+
 index_t assigned_volume(const std::vector<int>& ranks, const std::vector<RelabelOverlap>& overlaps) {
   index_t kept = 0;
   for (const auto& o : overlaps) {
@@ -215,8 +221,9 @@ std::vector<int> assign_positions(int positions, const std::vector<int>& candida
     if (o.volume < 0) fail_argument(kWhere, "overlaps", o.volume, "has a negative volume");
   }
   const std::vector<RelabelOverlap> entries = merged(overlaps, column);
-  const bool use_exact = method == RelabelMethod::exact ||
-                         (method == RelabelMethod::automatic && candidates.size() <= static_cast<std::size_t>(relabel_exact_limit));
+  const bool use_exact =
+      method == RelabelMethod::exact ||
+      (method == RelabelMethod::automatic && candidates.size() <= static_cast<std::size_t>(relabel_exact_limit));
   if (use_exact) {
     std::vector<int> ranks = exact(positions, candidates, preferred_column, entries);
     if (!ranks.empty()) return ranks;

@@ -129,6 +129,10 @@ void check_relabel_pair(const char* where, const Distribution<N>& from, const Di
                   concat("is for ", to.comm_size(), " ranks but the source distribution is for ", from.comm_size()));
 }
 
+/// Sorts `overlaps` by (position, rank) and merges the entries of one (position, rank) into one,
+/// adding their volumes.
+void sort_and_merge(std::vector<RelabelOverlap>& overlaps);
+
 /// Calls `f(rank_from, piece)` for every piece of `to` inside what `rank_from` owns under `from`.
 template <std::size_t N, class F>
 void for_each_overlap_piece(const Distribution<N>& from, const Distribution<N>& to, F&& f) {
@@ -155,18 +159,8 @@ template <std::size_t N>
   detail::for_each_overlap_piece(from, to, [&](int q, const DistPiece<N>& piece) {
     out.push_back({*grid.logical_of(piece.rank), q, volume(piece.section)});
   });
-  std::sort(out.begin(), out.end(), [](const RelabelOverlap& a, const RelabelOverlap& b) {
-    return a.position != b.position ? a.position < b.position : a.rank < b.rank;
-  });
-  // Merge the entries of one (position, rank): a source section may meet a position in several pieces.
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    if (kept > 0 && out[kept - 1].position == out[i].position && out[kept - 1].rank == out[i].rank)
-      out[kept - 1].volume += out[i].volume;
-    else
-      out[kept++] = out[i];
-  }
-  out.resize(kept);
+  // A source section may meet a position in several pieces: one entry per (position, rank).
+  detail::sort_and_merge(out);
   return out;
 }
 
@@ -220,7 +214,8 @@ template <std::size_t N>
     candidates = preferred;
     std::sort(candidates.begin(), candidates.end());
   }
-  std::vector<int> ranks = assign_positions(grid.size(), candidates, preferred, overlap_matrix(from, to), options.method);
+  std::vector<int> ranks =
+      assign_positions(grid.size(), candidates, preferred, overlap_matrix(from, to), options.method);
   if (ranks == preferred) return to;
   return to.with_grid(ProcGrid<N>::from_ranks(grid.comm_size(), grid.shape(), std::move(ranks)));
 }
