@@ -407,4 +407,20 @@ void copy_local_direct(const Schedule& s, const Block& sb, const Block& db, cons
   }
 }
 
+bool local_copies_need_staging(const Schedule& s, const void* src, const void* dst) noexcept {
+  return !s.local_src.empty() && !s.local_disjoint && src == dst;
+}
+
+void copy_locals(const Schedule& s, const std::byte* src, std::byte* dst, std::size_t es, CombineFn combine,
+                 std::byte* staging) {
+  if (s.local_src.empty()) return;
+  if (!local_copies_need_staging(s, src, dst)) {
+    for (std::size_t k = 0; k < s.local_src.size(); ++k)
+      copy_local_direct(s, s.local_src[k], s.local_dst[k], src, dst, es, combine);
+    return;
+  }
+  pack(s, s.local_src.data(), s.local_src.data() + s.local_src.size(), src, staging, es);
+  unpack_blocks(s, s.local_dst.data(), s.local_dst.data() + s.local_dst.size(), dst, staging, es, combine);
+}
+
 }  // namespace tessera::detail

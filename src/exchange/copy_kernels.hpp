@@ -25,4 +25,14 @@ void unpack_blocks(const Schedule& s, const Block* first, const Block* last, std
 void copy_local_direct(const Schedule& s, const Block& sb, const Block& db, const std::byte* src, std::byte* dst,
                        std::size_t es, CombineFn combine);
 
+/// True if the rank-local copies of `s` from `src` into `dst` may read what another writes (the
+/// same array, and a schedule that does not promise disjoint copies): then they need staging.
+bool local_copies_need_staging(const Schedule& s, const void* src, const void* dst) noexcept;
+
+/// Runs every rank-local copy of `s` from `src` into `dst`: directly when none can read what
+/// another writes, otherwise all read into `staging` (s.local_elements() * es bytes) first and
+/// then all written, so that overlapping copies behave as if they happened at once.
+void copy_locals(const Schedule& s, const std::byte* src, std::byte* dst, std::size_t es, CombineFn combine,
+                 std::byte* staging);
+
 }  // namespace tessera::detail

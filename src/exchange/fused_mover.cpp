@@ -5,31 +5,17 @@
 #include <utility>
 
 #include "copy_kernels.hpp"
+#include "message_shape.hpp"
 #include "receive_progress.hpp"
 
 namespace tessera {
 
 using detail::copy_local_direct;
+using detail::kMessageUnit;
+using detail::message_shape;
 using detail::pack;
+using detail::padded;
 using detail::unpack_blocks;
-
-namespace {
-
-constexpr std::size_t kMessageUnit = 64;  // as Mover: messages over INT_MAX bytes count in these
-
-std::size_t padded(std::size_t bytes) {
-  return bytes <= static_cast<std::size_t>(INT_MAX) ? bytes : (bytes + kMessageUnit - 1) / kMessageUnit * kMessageUnit;
-}
-
-std::pair<int, MPI_Datatype> message_shape(std::size_t bytes, MPI_Datatype unit) {
-  if (bytes <= static_cast<std::size_t>(INT_MAX)) return {static_cast<int>(bytes), MPI_BYTE};
-  const std::size_t units = (bytes + kMessageUnit - 1) / kMessageUnit;
-  if (units > static_cast<std::size_t>(INT_MAX))
-    fail(ErrorCode::overflow, "FusedMover: a message of ", bytes, " bytes is too large");
-  return {static_cast<int>(units), unit};
-}
-
-}  // namespace
 
 FusedMover::FusedMover(const Communicator& comm, std::shared_ptr<const Schedule> schedule,
                        std::vector<std::size_t> element_sizes, std::vector<CombineFn> combine)
@@ -120,7 +106,7 @@ void FusedMover::start(std::span<const void* const> src, std::span<void* const> 
   }
   for (std::size_t i = 0; i < receives_.size(); ++i) {
     Channel& c = receives_[i];
-    const auto [count, type] = message_shape(c.bytes, unit_);
+    const auto [count, type] = message_shape(c.bytes, unit_, "FusedMover");
     check_mpi(MPI_Irecv(c.buffer.data(), count, type, c.peer, tag_, comm_->raw(), &receive_requests_[i]), "MPI_Irecv");
     unpacked_[i] = 0;
   }
@@ -128,7 +114,7 @@ void FusedMover::start(std::span<const void* const> src, std::span<void* const> 
   for (std::size_t i = 0; i < sends_.size(); ++i) {
     Channel& c = sends_[i];
     pack_channel(c);
-    const auto [count, type] = message_shape(c.bytes, unit_);
+    const auto [count, type] = message_shape(c.bytes, unit_, "FusedMover");
     check_mpi(MPI_Isend(c.buffer.data(), count, type, c.peer, tag_, comm_->raw(), &send_requests_[i]), "MPI_Isend");
     ++stats_.messages_sent;
     stats_.bytes_sent += c.bytes;
@@ -136,16 +122,8 @@ void FusedMover::start(std::span<const void* const> src, std::span<void* const> 
   const Schedule& s = *schedule_;
   if (!s.local_src.empty()) {
     for (std::size_t k = 0; k < arrays(); ++k) {
-      const std::size_t es = element_sizes_[k];
-      if (s.local_disjoint || static_cast<const void*>(src_[k]) != static_cast<const void*>(dst_[k])) {
-        for (std::size_t j = 0; j < s.local_src.size(); ++j)
-          copy_local_direct(s, s.local_src[j], s.local_dst[j], src_[k], dst_[k], es, combine_[k]);
-      } else {
-        pack(s, s.local_src.data(), s.local_src.data() + s.local_src.size(), src_[k], staging_.data(), es);
-        unpack_blocks(s, s.local_dst.data(), s.local_dst.data() + s.local_dst.size(), dst_[k], staging_.data(), es,
-                      combine_[k]);
-      }
-      stats_.bytes_copied_locally += static_cast<std::uint64_t>(s.local_elements()) * es;
+      detail::copy_locals(s, src_[k], dst_[k], element_sizes_[k], combine_[k], staging_.data());
+      stats_.bytes_copied_locally += static_cast<std::uint64_t>(s.local_elements()) * element_sizes_[k];
     }
   }
   in_flight_ = true;

@@ -10,17 +10,19 @@
 #include <utility>
 
 #include "copy_kernels.hpp"
+#include "message_shape.hpp"
 #include "receive_progress.hpp"
 
 namespace tessera {
 
 using detail::copy_local_direct;
+using detail::kMessageUnit;
+using detail::message_shape;
 using detail::pack;
+using detail::padded;
 using detail::unpack_blocks;
 
 namespace {
-
-constexpr std::size_t kMessageUnit = 64;  // bytes; messages over INT_MAX bytes count in these
 
 // A peer's data made of at most this many groups of equal rows, each row at least this long, is
 // described to MPI with a datatype instead of being packed by us: MPI copies it into its transport
@@ -28,19 +30,6 @@ constexpr std::size_t kMessageUnit = 64;  // bytes; messages over INT_MAX bytes 
 // are packed by us, which is faster than MPI's generic datatype engine.
 constexpr std::size_t kMaxTypedGroups = 64;
 constexpr std::size_t kMinTypedRowBytes = 256;
-
-/// Count and datatype of a message of `bytes` (both sides compute the same from the same size).
-std::pair<int, MPI_Datatype> message_shape(std::size_t bytes, MPI_Datatype unit) {
-  if (bytes <= static_cast<std::size_t>(INT_MAX)) return {static_cast<int>(bytes), MPI_BYTE};
-  const std::size_t units = (bytes + kMessageUnit - 1) / kMessageUnit;
-  if (units > static_cast<std::size_t>(INT_MAX))
-    fail(ErrorCode::overflow, "Mover: a message of ", bytes, " bytes is too large");
-  return {static_cast<int>(units), unit};
-}
-
-std::size_t padded(std::size_t bytes) {
-  return bytes <= static_cast<std::size_t>(INT_MAX) ? bytes : (bytes + kMessageUnit - 1) / kMessageUnit * kMessageUnit;
-}
 
 }  // namespace
 
@@ -215,7 +204,7 @@ void Mover::make_neighborhood() {
         counts.push_back(1);
         types.push_back(c.type);
       } else {
-        const auto [count, type] = message_shape(c.bytes, unit_);
+        const auto [count, type] = message_shape(c.bytes, unit_, "Mover");
         counts.push_back(count);
         types.push_back(type);
       }
@@ -336,7 +325,7 @@ void Mover::start(const void* src, void* dst) {
     void* into = c.in_place ? static_cast<void*>(dst_ + s.contiguous_offset(s.receives[c.peer_index].blocks[0]) *
                                                             static_cast<index_t>(element_size_))
                             : static_cast<void*>(c.buffer.data());
-    const auto [count, type] = message_shape(c.bytes, unit_);
+    const auto [count, type] = message_shape(c.bytes, unit_, "Mover");
     check_mpi(MPI_Irecv(into, count, type, c.peer, tag_, comm_->raw(), &receive_requests_[i]), "MPI_Irecv");
     unpacked_[i] = 0;
   }
@@ -357,7 +346,7 @@ void Mover::start(const void* src, void* dst) {
       pack(s, blocks.data(), blocks.data() + blocks.size(), src_, c.buffer.data(), element_size_);
       from = c.buffer.data();
     }
-    const auto [count, type] = message_shape(c.bytes, unit_);
+    const auto [count, type] = message_shape(c.bytes, unit_, "Mover");
     check_mpi(MPI_Isend(from, count, type, c.peer, tag_, comm_->raw(), &send_requests_[i]), "MPI_Isend");
     ++stats_.messages_sent;
     stats_.bytes_sent += c.bytes;
@@ -367,24 +356,15 @@ void Mover::start(const void* src, void* dst) {
 }
 
 void Mover::copy_locally() {
-  // Local copies. Directly when no copy can read what another writes (different arrays, or a
-  // schedule that says so); otherwise read everything, then write everything, so that overlapping
-  // copies behave as if they all happened at once.
+  // Local copies (see detail::copy_locals); only movers whose copies may overlap ever need staging.
   const Schedule& s = *schedule_;
-  if (!s.local_src.empty() && (s.local_disjoint || static_cast<const void*>(src_) != static_cast<const void*>(dst_))) {
-    for (std::size_t k = 0; k < s.local_src.size(); ++k)
-      copy_local_direct(s, s.local_src[k], s.local_dst[k], src_, dst_, element_size_, combine_);
-    stats_.bytes_copied_locally += static_cast<std::uint64_t>(s.local_elements()) * element_size_;
-  } else if (!s.local_src.empty()) {
-    if (staging_.empty()) {  // only movers whose copies may overlap ever need it
-      staging_.allocate(static_cast<std::size_t>(s.local_elements()) * element_size_);
-      ++stats_.buffer_allocations;
-    }
-    pack(s, s.local_src.data(), s.local_src.data() + s.local_src.size(), src_, staging_.data(), element_size_);
-    unpack_blocks(s, s.local_dst.data(), s.local_dst.data() + s.local_dst.size(), dst_, staging_.data(), element_size_,
-                  combine_);
-    stats_.bytes_copied_locally += staging_.size();
+  if (s.local_src.empty()) return;
+  if (detail::local_copies_need_staging(s, src_, dst_) && staging_.empty()) {
+    staging_.allocate(static_cast<std::size_t>(s.local_elements()) * element_size_);
+    ++stats_.buffer_allocations;
   }
+  detail::copy_locals(s, src_, dst_, element_size_, combine_, staging_.data());
+  stats_.bytes_copied_locally += static_cast<std::uint64_t>(s.local_elements()) * element_size_;
 }
 
 void Mover::start_alltoallv() {
