@@ -17,9 +17,10 @@
 ///   void* dst[] = {u.data(), v.data()};
 ///   halo.run(src, dst);
 /// \endcode
-/// Buffers are allocated when the mover is made; nothing allocates after that.
-
-#include <mpi.h>
+/// Buffers are allocated when the mover is made; nothing allocates after that (except, as for
+/// `Mover`, a staging buffer at the first execution whose local copies may overlap).
+/// It runs the point-to-point way of moving of `Mover` with one binding per array
+/// (src/exchange/point_to_point.hpp).
 
 #include <cstddef>
 #include <memory>
@@ -32,6 +33,10 @@
 #include "tessera/plan/schedule.hpp"
 
 namespace tessera {
+
+namespace detail {
+class PointToPoint;  // src/exchange/point_to_point.hpp
+}  // namespace detail
 
 /// Executes one Schedule on several arrays with one message per peer (see the file comment).
 class FusedMover {
@@ -62,44 +67,21 @@ class FusedMover {
     start(src, dst);
     wait();
   }
-  [[nodiscard]] bool in_flight() const noexcept { return in_flight_; }
+  [[nodiscard]] bool in_flight() const noexcept;
   /// Number of arrays each execution moves.
   [[nodiscard]] std::size_t arrays() const noexcept { return element_sizes_.size(); }
   /// The element sizes the mover was made for.
   [[nodiscard]] const std::vector<std::size_t>& element_sizes() const noexcept { return element_sizes_; }
-  [[nodiscard]] const Schedule& schedule() const noexcept { return *schedule_; }
+  [[nodiscard]] const Schedule& schedule() const noexcept;
   /// A shared handle on the schedule (for caches keyed by it).
-  [[nodiscard]] const std::shared_ptr<const Schedule>& schedule_ptr() const noexcept { return schedule_; }
-  [[nodiscard]] const MoverStats& stats() const noexcept { return stats_; }
+  [[nodiscard]] const std::shared_ptr<const Schedule>& schedule_ptr() const noexcept;
+  [[nodiscard]] const MoverStats& stats() const noexcept;
   [[nodiscard]] int tag() const noexcept { return tag_; }
 
  private:
-  struct Channel {
-    int peer = 0;
-    std::size_t peer_index = 0;
-    std::size_t bytes = 0;  // every array's part together
-    RawBytes buffer;
-  };
-
-  void pack_channel(Channel& c);
-  void unpack_channel(const Channel& c);
-  void finish_receives(bool blocking);
-
-  const Communicator* comm_;
-  std::shared_ptr<const Schedule> schedule_;
   std::vector<std::size_t> element_sizes_;
-  std::vector<CombineFn> combine_;
   int tag_;
-  MPI_Datatype unit_ = MPI_DATATYPE_NULL;
-  std::vector<Channel> sends_, receives_;
-  RawBytes staging_;
-  std::vector<MPI_Request> send_requests_, receive_requests_;
-  std::vector<char> unpacked_;
-  std::vector<const std::byte*> src_;
-  std::vector<std::byte*> dst_;
-  std::size_t receives_left_ = 0;
-  bool in_flight_ = false;
-  MoverStats stats_;
+  std::unique_ptr<detail::PointToPoint> method_;
 };
 
 /// Fused movers kept between calls (`update_ghosts(u, v, ...)`; each `Domain` holds one), with the

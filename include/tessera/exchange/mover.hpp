@@ -23,19 +23,18 @@
 /// `automatic` (the default) picks from the message count and sizes, the same on every rank; the
 /// environment variable `TESSERA_MOVE_ALGORITHM` (read once) or the constructor's argument forces
 /// one. With a collective algorithm `start()` is collective: every rank of the communicator must
-/// call it, in the same order as its other collective calls. See docs/engine.md, "Algorithms".
+/// call it, in the same order as its other collective calls. Each algorithm is its own class
+/// behind one start / wait / test interface (src/exchange/move_method.hpp); the Mover owns the one
+/// it chose. See docs/engine.md, "Algorithms".
 /// \code
 ///   tessera::Mover redist(world, schedule, sizeof(double), nullptr, tessera::MoveAlgorithm::alltoallv);
 ///   redist.run(old_storage, new_storage);
 /// \endcode
 
-#include <mpi.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string_view>
-#include <vector>
 
 #include "tessera/exchange/communicator.hpp"
 #include "tessera/plan/combine_op.hpp"
@@ -82,23 +81,9 @@ struct MoverStats {
   std::uint64_t buffer_allocations = 0;  ///< grows when the mover is made and at its first overlapping local copy
 };
 
-/// An uninitialised byte buffer: pack buffers are always written before they are read, so the
-/// zero-fill a std::vector would do is wasted work (it was 2x the message bytes per new mover).
-class RawBytes {
- public:
-  void allocate(std::size_t n) {
-    data_ = std::make_unique_for_overwrite<std::byte[]>(n);
-    size_ = n;
-  }
-  [[nodiscard]] std::byte* data() noexcept { return data_.get(); }
-  [[nodiscard]] const std::byte* data() const noexcept { return data_.get(); }
-  [[nodiscard]] std::size_t size() const noexcept { return size_; }
-  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
-
- private:
-  std::unique_ptr<std::byte[]> data_;
-  std::size_t size_ = 0;
-};
+namespace detail {
+class MoveMethod;  // one way of moving (src/exchange/move_method.hpp)
+}  // namespace detail
 
 /// Executes a compiled Schedule on concrete storage, as often as asked (see the file comment).
 class Mover {
@@ -131,7 +116,7 @@ class Mover {
   ~Mover();
   Mover(const Mover&) = delete;
   Mover& operator=(const Mover&) = delete;
-  Mover(Mover&&) noexcept;
+  Mover(Mover&&) noexcept;  // defaulted where detail::MoveMethod is complete
   Mover& operator=(Mover&&) = delete;
 
   /// Starts an execution reading from the buffer at `src` and writing into `dst` (each the start
@@ -148,65 +133,21 @@ class Mover {
     wait();
   }
   /// True between start() and the wait() (or test()) that completes it.
-  [[nodiscard]] bool in_flight() const noexcept { return in_flight_; }
+  [[nodiscard]] bool in_flight() const noexcept;
 
   /// The schedule this mover runs.
-  [[nodiscard]] const Schedule& schedule() const noexcept { return *schedule_; }
+  [[nodiscard]] const Schedule& schedule() const noexcept;
   /// Counters of what the executions did.
-  [[nodiscard]] const MoverStats& stats() const noexcept { return stats_; }
+  [[nodiscard]] const MoverStats& stats() const noexcept;
   /// The message tag this mover uses (its own, from the communicator).
   [[nodiscard]] int tag() const noexcept { return tag_; }
   /// The algorithm the executions use (never `automatic`; the same on every rank).
   [[nodiscard]] MoveAlgorithm algorithm() const noexcept { return algorithm_; }
 
  private:
-  struct Channel {  // one peer, one direction
-    int peer = 0;
-    std::size_t bytes = 0;
-    bool in_place = false;                  // contiguous: sent from / received into the array directly
-    MPI_Datatype type = MPI_DATATYPE_NULL;  // a few long contiguous stretches: MPI walks them itself
-    std::size_t peer_index = 0;             // index into schedule sends/receives
-    RawBytes buffer;                        // packed data otherwise (padded to the message unit)
-  };
-
-  MPI_Datatype stretches_type(const std::vector<Block>& blocks) const;
-
-  void unpack(const Channel& c);
-  void finish_receives(bool blocking);
-  MoveAlgorithm choose(MoveAlgorithm requested) const;
-  void make_channels();
-  void make_alltoallv();
-  void make_neighborhood();
-  void start_alltoallv();
-  void start_neighborhood();
-  void copy_locally();
-  void finish_collective();
-
-  const Communicator* comm_;
-  std::shared_ptr<const Schedule> schedule_;
-  std::size_t element_size_;
-  CombineFn combine_;
   int tag_;
-  MPI_Datatype unit_ = MPI_DATATYPE_NULL;  // 64-byte unit for messages over INT_MAX bytes
-  std::vector<Channel> sends_, receives_;
-  RawBytes staging_;  // overlapping local copies: all read, then all written (made on first use)
-  std::vector<MPI_Request> send_requests_, receive_requests_;
-  std::vector<char> unpacked_;
-  std::size_t receives_left_ = 0;
-  const std::byte* src_ = nullptr;
-  std::byte* dst_ = nullptr;
-  bool in_flight_ = false;
-  MoverStats stats_;
   MoveAlgorithm algorithm_ = MoveAlgorithm::point_to_point;
-  MPI_Request collective_ = MPI_REQUEST_NULL;  // the one request of a collective execution
-  // alltoallv: one packed buffer each way, per-rank counts and displacements in bytes.
-  RawBytes all_send_, all_receive_;
-  std::vector<int> send_counts_, send_displs_, receive_counts_, receive_displs_;
-  // neighborhood: the graph communicator, and per neighbour count, type and address (MPI_BOTTOM).
-  MPI_Comm graph_ = MPI_COMM_NULL;
-  std::vector<int> nsend_counts_, nreceive_counts_;
-  std::vector<MPI_Aint> nsend_addresses_, nreceive_addresses_;
-  std::vector<MPI_Datatype> nsend_types_, nreceive_types_;
+  std::unique_ptr<detail::MoveMethod> method_;  // the way the messages travel (see docs/engine.md)
 };
 
 }  // namespace tessera

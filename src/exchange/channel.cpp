@@ -1,0 +1,163 @@
+#include "channel.hpp"
+
+#include <algorithm>
+#include <climits>
+
+#include "copy_kernels.hpp"
+#include "tessera/exchange/communicator.hpp"
+
+namespace tessera::detail {
+
+namespace {
+
+// Counts are ints, so a message over INT_MAX bytes travels as a count of 64-byte units (its
+// buffer padded to a whole unit). Both sides compute the same shape from the same size.
+constexpr std::size_t kMessageUnit = 64;
+
+std::size_t padded(std::size_t bytes) {
+  return bytes <= static_cast<std::size_t>(INT_MAX) ? bytes : (bytes + kMessageUnit - 1) / kMessageUnit * kMessageUnit;
+}
+
+// A peer's data made of at most this many groups of equal rows, each row at least this long, is
+// described to MPI with a datatype instead of being packed by us: MPI copies it into its transport
+// buffers anyway, so our own pack and unpack copies would be pure overhead. Short or strided rows
+// are packed by us, which is faster than MPI's generic datatype engine.
+constexpr std::size_t kMaxTypedGroups = 64;
+constexpr std::size_t kMinTypedRowBytes = 256;
+
+}  // namespace
+
+Channels::Channels(const Schedule& schedule, std::span<const Binding> bindings, ChannelLayout layout,
+                   std::uint64_t& allocations)
+    : schedule_(&schedule), bindings_(bindings) {
+  check_mpi(MPI_Type_contiguous(static_cast<int>(kMessageUnit), MPI_BYTE, &unit_), "MPI_Type_contiguous");
+  check_mpi(MPI_Type_commit(&unit_), "MPI_Type_commit");
+  send_buffer_ = make(schedule.sends, false, layout, sends_, allocations);
+  receive_buffer_ = make(schedule.receives, true, layout, receives_, allocations);
+  for (const Channel& c : sends_) send_bytes_ += c.bytes;
+}
+
+std::byte* Channels::make(const std::vector<PeerBlocks>& peers, bool receiving, ChannelLayout layout,
+                          std::vector<Channel>& channels, std::uint64_t& allocations) {
+  const Schedule& s = *schedule_;
+  std::size_t bytes_per_element = 0;
+  for (const Binding& b : bindings_) bytes_per_element += b.element_size;
+  // In place or datatype only for one array and, receiving, without combine (see the file comment).
+  const bool direct = layout == ChannelLayout::direct && bindings_.size() == 1 &&
+                      !(receiving && bindings_.front().combine != nullptr);
+  std::size_t offset = 0;
+  for (std::size_t i = 0; i < peers.size(); ++i) {
+    Channel c;
+    c.peer = peers[i].peer;
+    c.peer_index = i;
+    c.bytes = static_cast<std::size_t>(peers[i].elements) * bytes_per_element;
+    // In place also needs a message MPI can count in bytes.
+    c.in_place = direct && peers[i].blocks.size() == 1 && s.contiguous(peers[i].blocks[0]) &&
+                 c.bytes <= static_cast<std::size_t>(INT_MAX);
+    if (direct && !c.in_place) c.type = stretches_type(peers[i].blocks);
+    if (layout == ChannelLayout::one_buffer) {
+      c.offset = offset;
+      offset += padded(c.bytes);
+    } else if (!c.in_place && c.type == MPI_DATATYPE_NULL) {
+      RawBytes& buffer = buffers_.emplace_back();
+      buffer.allocate(padded(c.bytes));
+      c.packed = buffer.data();
+      ++allocations;
+    }
+    channels.push_back(c);
+  }
+  if (layout != ChannelLayout::one_buffer) return nullptr;
+  RawBytes& all = buffers_.emplace_back();
+  all.allocate(std::max<std::size_t>(offset, 1));
+  ++allocations;
+  for (Channel& c : channels) c.packed = all.data() + c.offset;
+  return all.data();
+}
+
+MPI_Datatype Channels::stretches_type(const std::vector<Block>& blocks) const {
+  // One hvector per group of equal rows (a face of a 3-D array is one group of 256 rows, say),
+  // joined by a struct type: MPI then copies straight between the array and its transport buffers.
+  std::vector<MPI_Datatype> groups;
+  std::vector<int> ones;
+  std::vector<MPI_Aint> displacements;
+  bool fits = true;
+  const auto es = static_cast<index_t>(bindings_.front().element_size);
+  for (const Block& b : blocks)
+    schedule_->for_each_stretch_group(
+        b, [&](index_t offset, index_t count, index_t stride, index_t rows, index_t row_stride) {
+          const index_t bytes = count * es;
+          fits = fits && (stride == 1 || count == 1) && bytes >= static_cast<index_t>(kMinTypedRowBytes) &&
+                 bytes <= INT_MAX && rows <= INT_MAX && groups.size() < kMaxTypedGroups;
+          if (!fits) return;
+          MPI_Datatype rows_type = MPI_DATATYPE_NULL;
+          check_mpi(MPI_Type_create_hvector(static_cast<int>(rows), static_cast<int>(bytes),
+                                            static_cast<MPI_Aint>(row_stride * es), MPI_BYTE, &rows_type),
+                    "MPI_Type_create_hvector");
+          groups.push_back(rows_type);
+          ones.push_back(1);
+          displacements.push_back(static_cast<MPI_Aint>(offset * es));
+        });
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  if (fits && !groups.empty()) {
+    check_mpi(MPI_Type_create_struct(static_cast<int>(groups.size()), ones.data(), displacements.data(), groups.data(),
+                                     &type),
+              "MPI_Type_create_struct");
+    check_mpi(MPI_Type_commit(&type), "MPI_Type_commit");
+  }
+  for (MPI_Datatype& g : groups) MPI_Type_free(&g);  // the struct keeps what it needs
+  return type;
+}
+
+Channels::~Channels() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
+  for (auto* channels : {&sends_, &receives_})
+    for (Channel& c : *channels)
+      if (c.type != MPI_DATATYPE_NULL) MPI_Type_free(&c.type);
+  if (unit_ != MPI_DATATYPE_NULL) MPI_Type_free(&unit_);
+}
+
+const void* Channels::outgoing(const Channel& c, std::span<const std::byte* const> src) const {
+  const Schedule& s = *schedule_;
+  const auto& blocks = s.sends[c.peer_index].blocks;
+  if (c.type != MPI_DATATYPE_NULL) return src[0];
+  if (c.in_place)
+    return src[0] + s.contiguous_offset(blocks[0]) * static_cast<index_t>(bindings_.front().element_size);
+  std::byte* out = c.packed;
+  for (std::size_t k = 0; k < bindings_.size(); ++k)
+    out += pack(s, blocks.data(), blocks.data() + blocks.size(), src[k], out, bindings_[k].element_size);
+  return c.packed;
+}
+
+void* Channels::incoming(const Channel& c, std::span<std::byte* const> dst) const {
+  const Schedule& s = *schedule_;
+  if (c.type != MPI_DATATYPE_NULL) return dst[0];
+  if (c.in_place)
+    return dst[0] + s.contiguous_offset(s.receives[c.peer_index].blocks[0]) *
+                        static_cast<index_t>(bindings_.front().element_size);
+  return c.packed;
+}
+
+void Channels::unpack(const Channel& c, std::span<std::byte* const> dst) const {
+  if (c.packed == nullptr) return;  // in place or datatype: already where it belongs
+  const Schedule& s = *schedule_;
+  const PeerBlocks& p = s.receives[c.peer_index];
+  const std::byte* in = c.packed;
+  for (std::size_t k = 0; k < bindings_.size(); ++k) {
+    unpack_blocks(s, p.blocks.data(), p.blocks.data() + p.blocks.size(), dst[k], in, bindings_[k].element_size,
+                  bindings_[k].combine);
+    in += static_cast<std::size_t>(p.elements) * bindings_[k].element_size;
+  }
+}
+
+std::pair<int, MPI_Datatype> Channels::shape(const Channel& c) const {
+  if (c.type != MPI_DATATYPE_NULL) return {1, c.type};
+  if (c.bytes <= static_cast<std::size_t>(INT_MAX)) return {static_cast<int>(c.bytes), MPI_BYTE};
+  const std::size_t units = (c.bytes + kMessageUnit - 1) / kMessageUnit;
+  if (units > static_cast<std::size_t>(INT_MAX))
+    fail(ErrorCode::overflow, "Mover: a message of ", c.bytes, " bytes is too large");
+  return {static_cast<int>(units), unit_};
+}
+
+}  // namespace tessera::detail

@@ -1,0 +1,117 @@
+#pragma once
+// The channels of a schedule: one per peer and direction, each the one message of an execution,
+// described the cheapest way MPI can take it. Every way of moving (move_method.hpp) starts from
+// them, so deciding "in place, datatype or packed" and packing or unpacking a message are written
+// once.
+//
+// A channel is one of three kinds:
+// - in place: the peer's data is one contiguous stretch, sent from (received into) the array;
+// - datatype: a few long stretches, described to MPI by a committed datatype relative to the
+//   array, so MPI walks them itself (cheaper than our pack plus MPI's own copy);
+// - packed: everything else, copied by us into the channel's buffer (and out again on arrival).
+// The first two need a single bound array (one message cannot be both in place in array 0 and in
+// array 1) and, for receives, no combine function (combining needs the arriving values apart).
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "tessera/plan/combine_op.hpp"
+#include "tessera/plan/schedule.hpp"
+
+namespace tessera::detail {
+
+/// An uninitialised byte buffer: pack buffers are always written before they are read, so the
+/// zero-fill a std::vector would do is wasted work (it was 2x the message bytes per new mover).
+class RawBytes {
+ public:
+  void allocate(std::size_t n) {
+    data_ = std::make_unique_for_overwrite<std::byte[]>(n);
+    size_ = n;
+  }
+  [[nodiscard]] std::byte* data() noexcept { return data_.get(); }
+  [[nodiscard]] const std::byte* data() const noexcept { return data_.get(); }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+
+ private:
+  std::unique_ptr<std::byte[]> data_;
+  std::size_t size_ = 0;
+};
+
+/// One array an execution moves: its element size and what arrival does (null: replace).
+struct Binding {
+  std::size_t element_size = 0;
+  CombineFn combine = nullptr;
+};
+
+/// How a way of moving wants its channels laid out.
+enum class ChannelLayout {
+  direct,      ///< in place or datatype where possible, else a packed buffer per channel
+  one_buffer,  ///< always packed, every channel of a direction side by side in one buffer
+};
+
+/// One peer, one direction (see the file comment).
+struct Channel {
+  int peer = 0;
+  std::size_t peer_index = 0;             // index into the schedule's sends or receives
+  std::size_t bytes = 0;                  // every bound array's part together
+  bool in_place = false;                  // contiguous: sent from / received into the array directly
+  MPI_Datatype type = MPI_DATATYPE_NULL;  // a few long stretches: MPI walks them itself
+  std::byte* packed = nullptr;            // packed data otherwise (padded to the message unit)
+  std::size_t offset = 0;                 // one_buffer: where `packed` starts in its direction's buffer
+};
+
+/// Every channel of one schedule for some bound arrays, and how to fill and empty them.
+/// Buffers and datatypes are made here, once; nothing allocates afterwards.
+class Channels {
+ public:
+  /// `bindings` must outlive the channels. Adds the buffers it allocates to `allocations`.
+  Channels(const Schedule& schedule, std::span<const Binding> bindings, ChannelLayout layout,
+           std::uint64_t& allocations);
+  ~Channels();
+  Channels(const Channels&) = delete;
+  Channels& operator=(const Channels&) = delete;
+
+  [[nodiscard]] const std::vector<Channel>& sends() const noexcept { return sends_; }
+  [[nodiscard]] const std::vector<Channel>& receives() const noexcept { return receives_; }
+  /// Bytes of every send together (one execution).
+  [[nodiscard]] std::size_t send_bytes() const noexcept { return send_bytes_; }
+  /// one_buffer: the buffer every send (receive) channel packs into (unpacks from).
+  [[nodiscard]] std::byte* send_buffer() const noexcept { return send_buffer_; }
+  [[nodiscard]] std::byte* receive_buffer() const noexcept { return receive_buffer_; }
+
+  /// Where MPI reads send channel `c` from: the arrays `src` (one pointer per binding) for a
+  /// datatype or in-place channel, else its buffer, which this packs now.
+  [[nodiscard]] const void* outgoing(const Channel& c, std::span<const std::byte* const> src) const;
+  /// Where MPI writes receive channel `c`: the array for a datatype or in-place channel, else its buffer.
+  [[nodiscard]] void* incoming(const Channel& c, std::span<std::byte* const> dst) const;
+  /// After receive channel `c` arrived: unpacks its buffer into the arrays `dst` (nothing to do
+  /// for a datatype or in-place channel).
+  void unpack(const Channel& c, std::span<std::byte* const> dst) const;
+  /// Count and datatype that describe channel `c` to MPI, relative to `outgoing`/`incoming`.
+  /// Throws `Error(overflow)` for a message too large even in 64-byte units.
+  [[nodiscard]] std::pair<int, MPI_Datatype> shape(const Channel& c) const;
+
+ private:
+  // Makes the channels of one direction; returns the one buffer (one_buffer layout) or null.
+  std::byte* make(const std::vector<PeerBlocks>& peers, bool receiving, ChannelLayout layout,
+                  std::vector<Channel>& channels, std::uint64_t& allocations);
+  [[nodiscard]] MPI_Datatype stretches_type(const std::vector<Block>& blocks) const;
+
+  const Schedule* schedule_;
+  std::span<const Binding> bindings_;
+  MPI_Datatype unit_ = MPI_DATATYPE_NULL;  // 64-byte unit for messages over INT_MAX bytes
+  std::vector<Channel> sends_, receives_;
+  std::vector<RawBytes> buffers_;  // every packed byte of both directions
+  std::byte* send_buffer_ = nullptr;
+  std::byte* receive_buffer_ = nullptr;
+  std::size_t send_bytes_ = 0;
+};
+
+}  // namespace tessera::detail

@@ -1,0 +1,84 @@
+#include "move_method.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "copy_kernels.hpp"
+
+namespace tessera::detail {
+
+MoveMethod::MoveMethod(const Communicator& comm, std::shared_ptr<const Schedule> schedule,
+                       std::vector<Binding> bindings, int tag, const char* owner, ChannelLayout layout)
+    : comm_(&comm),
+      schedule_(std::move(schedule)),
+      bindings_(std::move(bindings)),
+      tag_(tag),
+      owner_(owner),
+      channels_(*schedule_, bindings_, layout, stats_.buffer_allocations),
+      src_(bindings_.size(), nullptr),
+      dst_(bindings_.size(), nullptr) {}
+
+void MoveMethod::start(std::span<const void* const> src, std::span<void* const> dst) {
+  if (in_flight_)
+    fail_argument(concat(owner_, "::start"), "mover", "in flight", "must be completed with wait() before it starts again");
+  for (std::size_t k = 0; k < bindings_.size(); ++k) {
+    src_[k] = static_cast<const std::byte*>(src[k]);
+    dst_[k] = static_cast<std::byte*>(dst[k]);
+  }
+  post();
+  stats_.messages_sent += channels_.sends().size();
+  stats_.bytes_sent += channels_.send_bytes();
+  copy_locally();
+  in_flight_ = true;
+}
+
+void MoveMethod::copy_locally() {
+  // After the messages are on their way, so that the copies overlap them. Only movers whose copies
+  // may overlap (source and destination the same array) ever need the staging buffer.
+  const Schedule& s = *schedule_;
+  if (s.local_src.empty()) return;
+  const auto local = static_cast<std::size_t>(s.local_elements());
+  std::size_t largest = 0;  // one staging buffer serves every array in turn
+  for (const Binding& b : bindings_) largest = std::max(largest, b.element_size);
+  for (std::size_t k = 0; k < bindings_.size(); ++k) {
+    const Binding& b = bindings_[k];
+    if (local_copies_need_staging(s, src_[k], dst_[k]) && staging_.empty()) {
+      staging_.allocate(local * largest);
+      ++stats_.buffer_allocations;
+    }
+    copy_locals(s, src_[k], dst_[k], b.element_size, b.combine, staging_.data());
+    stats_.bytes_copied_locally += local * b.element_size;
+  }
+}
+
+void MoveMethod::wait() {
+  if (!in_flight_) return;
+  complete();
+  finished();
+}
+
+bool MoveMethod::test() {
+  if (!in_flight_) return true;
+  if (!poll()) return false;
+  finished();
+  return true;
+}
+
+void MoveMethod::finished() {
+  in_flight_ = false;
+  ++stats_.executions;
+}
+
+bool MoveMethod::finish_collective(MPI_Request& request, bool blocking) {
+  if (blocking) {
+    check_mpi(MPI_Wait(&request, MPI_STATUS_IGNORE), "MPI_Wait");
+  } else {
+    int done = 0;
+    check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (!done) return false;
+  }
+  for (const Channel& c : channels_.receives()) channels_.unpack(c, dst_);
+  return true;
+}
+
+}  // namespace tessera::detail

@@ -1,0 +1,57 @@
+#include "neighborhood.hpp"
+
+#include <utility>
+
+namespace tessera::detail {
+
+namespace {
+
+MPI_Aint address(const void* p) {
+  MPI_Aint a = 0;
+  check_mpi(MPI_Get_address(p, &a), "MPI_Get_address");
+  return a;
+}
+
+}  // namespace
+
+OwnedComm::~OwnedComm() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+}
+
+Neighborhood::Neighborhood(const Communicator& comm, std::shared_ptr<const Schedule> schedule,
+                           std::vector<Binding> bindings, int tag, const char* owner)
+    : MoveMethod(comm, std::move(schedule), std::move(bindings), tag, owner, ChannelLayout::direct) {
+  std::vector<int> sources, destinations;
+  for (const Channel& c : channels().receives()) sources.push_back(c.peer);
+  for (const Channel& c : channels().sends()) destinations.push_back(c.peer);
+  check_mpi(MPI_Dist_graph_create_adjacent(comm.raw(), static_cast<int>(sources.size()), sources.data(),
+                                           MPI_UNWEIGHTED, static_cast<int>(destinations.size()), destinations.data(),
+                                           MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph_.comm),
+            "MPI_Dist_graph_create_adjacent");
+  check_mpi(MPI_Comm_set_errhandler(graph_.comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  const auto describe = [&](const std::vector<Channel>& list, Parts& parts) {
+    for (const Channel& c : list) {
+      const auto [count, type] = channels().shape(c);
+      parts.counts.push_back(count);
+      parts.types.push_back(type);
+    }
+    parts.addresses.assign(list.size(), 0);
+  };
+  describe(channels().sends(), sends_);
+  describe(channels().receives(), receives_);
+}
+
+void Neighborhood::post() {
+  const auto& receives = channels().receives();
+  for (std::size_t i = 0; i < receives.size(); ++i) receives_.addresses[i] = address(channels().incoming(receives[i], dst()));
+  const auto& sends = channels().sends();
+  for (std::size_t i = 0; i < sends.size(); ++i) sends_.addresses[i] = address(channels().outgoing(sends[i], src()));
+  check_mpi(MPI_Ineighbor_alltoallw(MPI_BOTTOM, sends_.counts.data(), sends_.addresses.data(), sends_.types.data(),
+                                    MPI_BOTTOM, receives_.counts.data(), receives_.addresses.data(),
+                                    receives_.types.data(), graph_.comm, request_[0]),
+            "MPI_Ineighbor_alltoallw");
+}
+
+}  // namespace tessera::detail
