@@ -51,7 +51,7 @@ struct ArraySelection {
 
 /// Arrays of one domain, and the domain's description.
 struct CheckpointRequest {
-  const Communicator* comm = nullptr;   ///< the domain's communicator (tessera's duplicate)
+  const Communicator* comm = nullptr;   ///< the domain's communicator (outlives the request)
   std::vector<index_t> domain_lo;       ///< the domain box's lower corner
   std::vector<index_t> domain_extents;  ///< the dataset shape
   std::string distribution;             ///< the printed distribution
