@@ -193,7 +193,8 @@ std::vector<int> Communicator::exchange_counts(std::span<const int> counts, std:
     total += static_cast<std::size_t>(counts[r]);
   }
   if (total != items)
-    fail_argument(where, "counts", detail::concat("adding up to ", total), detail::concat("differs from the ", items, " items"));
+    fail_argument(where, "counts", detail::concat("adding up to ", total),
+                  detail::concat("differs from the ", items, " items"));
   std::vector<int> received(static_cast<std::size_t>(size_));
   check_mpi(MPI_Alltoall(counts.data(), 1, MPI_INT, received.data(), 1, MPI_INT, comm_), "MPI_Alltoall");
   return received;

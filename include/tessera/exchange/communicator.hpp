@@ -7,7 +7,7 @@
 /// MPI call inside tessera goes through `check_mpi`, which turns an error code into a
 /// `tessera::Error(mpi)` carrying `MPI_Error_string`. This is the only layer that calls MPI: the
 /// other layers communicate through the typed collectives below (the io layer also keeps HDF5's
-/// own MPI-IO), which scripts/check_mpi_layers.py verifies as part of `make test`.
+/// own MPI-IO), which scripts/check_mpi_layers.sh verifies as part of `make test`.
 
 #include <mpi.h>
 
