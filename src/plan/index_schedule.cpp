@@ -18,8 +18,7 @@ std::vector<std::size_t> group_starts(std::span<const int> counts, std::span<con
                                       const char* counts_name, const char* offsets_name) {
   std::vector<std::size_t> start(counts.size() + 1, 0);
   for (std::size_t r = 0; r < counts.size(); ++r) {
-    if (counts[r] < 0)
-      fail_argument(kWhere, detail::concat(counts_name, "[", r, "]"), counts[r], "must be >= 0");
+    if (counts[r] < 0) fail_argument(kWhere, detail::concat(counts_name, "[", r, "]"), counts[r], "must be >= 0");
     start[r + 1] = start[r] + static_cast<std::size_t>(counts[r]);
   }
   if (start.back() != offsets.size())

@@ -55,8 +55,7 @@ void for_each_offset_stretch(std::span<const Section1> runs, Visit&& visit) {
 /// offsets not matching the counts' sums, a negative offset, `rank` outside the ranks, or a count
 /// to itself that differs from the count from itself; `Error(overflow)` for more runs than a
 /// block can refer to.
-[[nodiscard]] Schedule index_schedule(int rank, std::span<const index_t> send_offsets,
-                                      std::span<const int> send_counts, std::span<const index_t> receive_offsets,
-                                      std::span<const int> receive_counts);
+[[nodiscard]] Schedule index_schedule(int rank, std::span<const index_t> send_offsets, std::span<const int> send_counts,
+                                      std::span<const index_t> receive_offsets, std::span<const int> receive_counts);
 
 }  // namespace tessera

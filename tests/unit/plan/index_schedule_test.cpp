@@ -2,6 +2,8 @@
 // the offsets back in order and fold regular patterns into few runs; the schedules of a simulated
 // machine pair every rank's sends with its peers' receives and move the right elements when run
 // by hand; bad arguments throw.
+#include "tessera/plan/index_schedule.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "tessera/core/error.hpp"
-#include "tessera/plan/index_schedule.hpp"
 
 namespace tessera {
 namespace {
@@ -75,7 +76,7 @@ TEST(OffsetRuns, RandomListsComeBackInOrder) {
     for (std::size_t k = 0; k < offsets.size(); ++k) {
       if (style == 0) offsets[k] = static_cast<index_t>(rng() % 20);  // anything, repeats included
       if (style == 1) offsets[k] = static_cast<index_t>(k / 3 * 7 + k % 3 + (rng() % 8 == 0 ? 1 : 0));  // near-regular
-      if (style == 2) offsets[k] = k == 0 ? 0 : offsets[k - 1] + static_cast<index_t>(1 + rng() % 3);  // increasing
+      if (style == 2) offsets[k] = k == 0 ? 0 : offsets[k - 1] + static_cast<index_t>(1 + rng() % 3);   // increasing
     }
     std::vector<Section1> runs{Section1::interval(100, 101)};  // appended after what is there
     append_offset_runs(offsets, runs);
@@ -116,7 +117,8 @@ TEST(IndexSchedule, SimulatedMachineMovesEveryRequestedElement) {
     const auto size = static_cast<index_t>(1 + rng() % 30);
     const auto n = static_cast<std::size_t>(ranks);
     // want[r][q]: the (source offset on q, destination offset on r) pairs r asks q for.
-    std::vector<std::vector<std::vector<std::pair<index_t, index_t>>>> want(n, std::vector<std::vector<std::pair<index_t, index_t>>>(n));
+    std::vector<std::vector<std::vector<std::pair<index_t, index_t>>>> want(
+        n, std::vector<std::vector<std::pair<index_t, index_t>>>(n));
     for (std::size_t r = 0; r < n; ++r) {
       std::vector<index_t> places(static_cast<std::size_t>(size));
       for (std::size_t k = 0; k < places.size(); ++k) places[k] = static_cast<index_t>(k);
@@ -167,7 +169,8 @@ TEST(IndexSchedule, SimulatedMachineMovesEveryRequestedElement) {
         if (q != r) expected_receives += static_cast<index_t>(want[r][q].size());
       }
       ASSERT_EQ(schedules[r].receive_elements(), expected_receives);
-      for (std::size_t k = 1; k < schedules[r].sends.size(); ++k) ASSERT_LT(schedules[r].sends[k - 1].peer, schedules[r].sends[k].peer);
+      for (std::size_t k = 1; k < schedules[r].sends.size(); ++k)
+        ASSERT_LT(schedules[r].sends[k - 1].peer, schedules[r].sends[k].peer);
     }
   }
 }
