@@ -18,31 +18,34 @@
 /// Regular remaps (`copy`, `copy_section`, `transpose`) compile a section-move schedule, cached in
 /// the destination domain's schedule cache, and run it through a `Mover` kept in that domain's
 /// mover cache (`Domain::movers()`, mover_cache.hpp): after the first call with the same arrays,
-/// a remap allocates nothing and reuses its buffers. Index-array remaps
-/// (`gather`, `scatter`) are irregular: they follow PARTI's inspector/executor idea but redo the
-/// inspection (grouping the requested points by owner and exchanging them) on every call: their
-/// schedules are not cached yet.
-
-#include <mpi.h>
+/// a remap allocates nothing and reuses its buffers. Index-array remaps (`gather`, `scatter`) are
+/// irregular and follow PARTI's inspector/executor idea: the inspector exchanges the requested
+/// points with their owners once and builds a `Schedule` of element offsets
+/// (plan/index_schedule.hpp); the executor is a `Mover` like every other movement. The inspected
+/// plan is kept (index_plan_cache.hpp), so a repeated call with unchanged index values and
+/// distributions only hashes its index values, agrees in one small allreduce, and runs the mover.
 
 #include <algorithm>
 #include <array>
-#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
+#include <memory>
 #include <numeric>
-#include <string>
-#include <type_traits>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "tessera/array/dist_array.hpp"
 #include "tessera/array/domain.hpp"
+#include "tessera/array/index_plan_cache.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/exchange/collective_check.hpp"
 #include "tessera/exchange/communicator.hpp"
 #include "tessera/exchange/mover.hpp"
 #include "tessera/plan/combine_op.hpp"
+#include "tessera/plan/index_schedule.hpp"
 #include "tessera/plan/motion_plan.hpp"
 #include "tessera/plan/schedules.hpp"
 
@@ -107,69 +110,23 @@ template <std::size_t M>
   return k;
 }
 
-/// MPI_Alltoallv of trivially copyable items: `items` are grouped by destination rank, `counts[r]`
-/// of them for rank r. Returns what arrived, grouped by source rank, and sets `received[r]`.
-template <class Item>
-[[nodiscard]] std::vector<Item> exchange(const Communicator& comm, const char* where, const std::vector<Item>& items,
-                                         const std::vector<int>& counts, std::vector<int>& received) {
-  static_assert(std::is_trivially_copyable_v<Item>);
-  const auto size = static_cast<std::size_t>(comm.size());
-  received.assign(size, 0);
-  check_mpi(MPI_Alltoall(counts.data(), 1, MPI_INT, received.data(), 1, MPI_INT, comm.raw()), "MPI_Alltoall");
-  // Byte counts and displacements are ints: more than INT_MAX bytes to or from one rank in total
-  // would need chunking, which this irregular path does not do yet.
-  const auto byte_layout = [&](const std::vector<int>& n, std::vector<int>& bytes, std::vector<int>& displs) {
-    bytes.assign(size, 0);
-    displs.assign(size, 0);
-    std::int64_t total = 0;
-    for (std::size_t r = 0; r < size; ++r) {
-      const std::int64_t b = static_cast<std::int64_t>(n[r]) * static_cast<std::int64_t>(sizeof(Item));
-      if (b > INT_MAX || total > INT_MAX - b)
-        fail(ErrorCode::overflow, where, ": the exchange of ", n[r], " items with rank ", r,
-             " does not fit in one MPI count of bytes");
-      bytes[r] = static_cast<int>(b);
-      displs[r] = static_cast<int>(total);
-      total += b;
-    }
-    return total / static_cast<std::int64_t>(sizeof(Item));
-  };
-  std::vector<int> send_bytes, send_displs, recv_bytes, recv_displs;
-  byte_layout(counts, send_bytes, send_displs);
-  const auto total = byte_layout(received, recv_bytes, recv_displs);
-  std::vector<Item> out(static_cast<std::size_t>(total));
-  // Never hand MPI a null buffer, even for zero bytes.
-  const void* send = items.empty() ? static_cast<const void*>(empty_storage) : static_cast<const void*>(items.data());
-  void* recv = out.empty() ? static_cast<void*>(empty_storage) : static_cast<void*>(out.data());
-  check_mpi(MPI_Alltoallv(send, send_bytes.data(), send_displs.data(), MPI_BYTE, recv, recv_bytes.data(),
-                          recv_displs.data(), MPI_BYTE, comm.raw()),
-            "MPI_Alltoallv");
-  return out;
-}
-
 /// Every rank's owned entries of `index` in the order `for_each_owned` visits them, after checking
-/// that each lies in `target`. If any does not, the lowest rank that has a bad entry broadcasts its
-/// message (naming its first bad entry) and every rank throws `Error(out_of_range)` with it.
+/// that each lies in `target`. If any does not, every rank throws `Error(out_of_range)` with the
+/// message of the lowest rank that has a bad entry, naming its first one (`Communicator::agree`).
 template <std::size_t N, std::size_t M>
 [[nodiscard]] std::vector<std::pair<Point<M>, Point<N>>> checked_indices(const char* where,
-                                                                        const DistArray<Point<N>, M>& index,
-                                                                        const Box<N>& target) {
+                                                                         const DistArray<Point<N>, M>& index,
+                                                                         const Box<N>& target) {
   std::vector<std::pair<Point<M>, Point<N>>> out;
-  std::string bad;
+  std::optional<Error> bad;
   index.for_each_owned([&](const Point<M>& i, const Point<N>& p) {
-    if (bad.empty() && !contains(target, p))
-      bad = concat(where, ": argument 'index' has index(", i, ") = ", p, ", which is not in the domain ", target,
-                   " it indexes");
+    if (!bad && !contains(target, p))
+      bad.emplace(ErrorCode::out_of_range, concat(where, ": argument 'index' has index(", i, ") = ", p,
+                                                  ", which is not in the domain ", target, " it indexes"));
     out.emplace_back(i, p);
   });
-  const Communicator& comm = index.domain().comm();
-  int mine = bad.empty() ? comm.size() : comm.rank(), first = 0;
-  check_mpi(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm.raw()), "MPI_Allreduce");
-  if (first == comm.size()) return out;
-  int length = static_cast<int>(bad.size());
-  check_mpi(MPI_Bcast(&length, 1, MPI_INT, first, comm.raw()), "MPI_Bcast");
-  bad.resize(static_cast<std::size_t>(length));
-  check_mpi(MPI_Bcast(bad.data(), length, MPI_CHAR, first, comm.raw()), "MPI_Bcast");
-  throw Error(ErrorCode::out_of_range, bad);
+  index.domain().comm().agree(bad);
+  return out;
 }
 
 /// Sorts `n` entries by the rank `owner_of(k)` of each (stable, so each rank's requests keep their
@@ -187,6 +144,135 @@ template <class OwnerOf>
   return order;
 }
 
+/// Storage offsets of the elements this rank owns, in `for_each_owned` order (arrays over equal
+/// distributions visit the same points in the same order, whatever their ghost layers).
+template <class T, std::size_t M>
+[[nodiscard]] std::vector<index_t> owned_offsets(const DistArray<T, M>& a) {
+  std::vector<index_t> out;
+  a.for_each_owned([&](const Point<M>&, const T& x) { out.push_back(static_cast<index_t>(&x - a.data())); });
+  return out;
+}
+
+/// Storage offset of `p`, which this rank owns.
+template <class T, std::size_t N>
+[[nodiscard]] index_t offset_of(const DistArray<T, N>& a, const Point<N>& p) {
+  return static_cast<index_t>(&a.at(p) - a.data());
+}
+
+/// This rank's key for the plan cache (index_plan_cache.hpp): everything its part of the plan of
+/// an index remap depends on besides the other ranks' index values. `kind` tells gather from
+/// scatter; `arrays` names the (distribution, ghosts) of the arrays whose offsets the plan holds.
+template <std::size_t N, std::size_t M>
+[[nodiscard]] std::uint64_t index_plan_key(std::uint64_t kind, const DistArray<Point<N>, M>& index,
+                                           std::initializer_list<std::uint64_t> arrays) {
+  const Communicator& comm = index.domain().comm();
+  std::uint64_t key = hash_combine(hash_combine(kind, static_cast<std::uint64_t>(comm.size())),
+                                   static_cast<std::uint64_t>(comm.rank()));
+  key = hash_combine(key, index.distribution().hash());
+  for (std::uint64_t h : arrays) key = hash_combine(key, h);
+  index.for_each_owned([&](const Point<M>&, const Point<N>& p) { key = hash_combine(key, hash_value(p)); });
+  return key;
+}
+
+/// This rank's index entries grouped by the rank that owns their target (see `grouped_requests`).
+template <std::size_t N, std::size_t M>
+struct GroupedRequests {
+  std::vector<std::pair<Point<M>, Point<N>>> entries;  ///< (i, index(i))
+  std::vector<index_t> beside_offsets;                 ///< storage offset of element i of `beside`
+  std::vector<int> counts;                             ///< entries whose index(i) rank r owns, per rank
+};
+
+/// This rank's index entries (i, index(i)), checked against the box of `target` (see
+/// `checked_indices`) and grouped by the rank that owns index(i) in `target` (each group in
+/// `for_each_owned` order), with the storage offset of element i of `beside` (an array over the
+/// distribution of `index`) for each.
+template <class T, std::size_t N, std::size_t M>
+[[nodiscard]] GroupedRequests<N, M> grouped_requests(const char* where, const DistArray<Point<N>, M>& index,
+                                                     const Distribution<N>& target, const DistArray<T, M>& beside) {
+  const auto entries = checked_indices(where, index, target.domain());
+  const auto offsets = owned_offsets(beside);  // the same points in the same order (equal distributions)
+  GroupedRequests<N, M> out;
+  const auto order = group_by_owner(
+      entries.size(), index.domain().comm().size(), [&](std::size_t k) { return target.owner(entries[k].second); },
+      out.counts);
+  out.entries.reserve(order.size());
+  out.beside_offsets.reserve(order.size());
+  for (const std::size_t k : order) {
+    out.entries.push_back(entries[k]);
+    out.beside_offsets.push_back(offsets[k]);
+  }
+  return out;
+}
+
+/// Inspector of `gather`: the schedule that sends each owner's `src` elements straight into the
+/// `dst` offsets of the ranks that asked for them (one all-to-all of the requested points).
+template <class T, std::size_t N, std::size_t M>
+[[nodiscard]] IndexPlan inspect_gather(const char* where, const DistArray<T, N>& src,
+                                       const DistArray<Point<N>, M>& index, const DistArray<T, M>& dst) {
+  const auto requests = grouped_requests(where, index, src.distribution(), dst);
+  std::vector<Point<N>> asked(requests.entries.size());
+  for (std::size_t j = 0; j < asked.size(); ++j) asked[j] = requests.entries[j].second;
+  // Owners learn which of their points are wanted, grouped by the rank that wants them, in the
+  // order that rank will receive them (into dst at `beside_offsets`).
+  const Communicator& comm = dst.domain().comm();
+  std::vector<int> arrived;
+  const auto wanted = comm.alltoallv<Point<N>>(asked, requests.counts, &arrived);
+  std::vector<index_t> send_from(wanted.size());
+  for (std::size_t j = 0; j < wanted.size(); ++j) send_from[j] = offset_of(src, wanted[j]);
+  IndexPlan plan;
+  plan.schedule = std::make_shared<const Schedule>(
+      index_schedule(comm.rank(), send_from, arrived, requests.beside_offsets, requests.counts));
+  return plan;
+}
+
+/// Inspector of `scatter`: the schedule that sends each value to the owner of its target, into a
+/// staging buffer there in the order the values must be applied (increasing row-major index of i
+/// in `values`' box), and the target offsets in that order.
+template <class T, std::size_t N, std::size_t M>
+[[nodiscard]] IndexPlan inspect_scatter(const char* where, const DistArray<T, M>& values,
+                                        const DistArray<Point<N>, M>& index, const DistArray<T, N>& dst) {
+  const auto requests = grouped_requests(where, index, dst.distribution(), values);
+  struct Item {
+    Point<N> at;
+    index_t order;  // row-major linear index of i: the order in which hits on one point apply
+  };
+  static_assert(sizeof(Item) == (N + 1) * sizeof(index_t), "no padding on the wire");
+  const Box<M>& ibox = index.domain().box();
+  std::vector<Item> items(requests.entries.size());
+  for (std::size_t j = 0; j < items.size(); ++j)
+    items[j] = Item{requests.entries[j].second, linear_index(ibox, requests.entries[j].first)};
+  const Communicator& comm = dst.domain().comm();
+  std::vector<int> arrived;
+  const auto got = comm.alltoallv<Item>(items, requests.counts, &arrived);
+  // Stage in the order of application: then applying is one pass over the staging buffer.
+  std::vector<std::size_t> by_order(got.size());
+  std::iota(by_order.begin(), by_order.end(), std::size_t{0});
+  std::sort(by_order.begin(), by_order.end(),
+            [&](std::size_t a, std::size_t b) { return got[a].order < got[b].order; });
+  std::vector<index_t> stage_at(got.size()), apply_to(got.size());
+  for (std::size_t k = 0; k < by_order.size(); ++k) {
+    stage_at[by_order[k]] = static_cast<index_t>(k);
+    apply_to[k] = offset_of(dst, got[by_order[k]].at);
+  }
+  IndexPlan plan;
+  plan.schedule = std::make_shared<const Schedule>(
+      index_schedule(comm.rank(), requests.beside_offsets, requests.counts, stage_at, arrived));
+  append_offset_runs(apply_to, plan.apply);
+  plan.staged = static_cast<index_t>(got.size());
+  return plan;
+}
+
+/// The plan every rank reuses for this call, or the one a new inspection (`inspect()`, collective)
+/// makes on every rank; kept in this thread's `IndexPlanCache`.
+template <class Inspect>
+[[nodiscard]] std::shared_ptr<const IndexPlan> index_plan(const Communicator& comm, std::uint64_t key,
+                                                          Inspect&& inspect) {
+  IndexPlanCache& cache = index_plan_cache();
+  auto found = cache.find(comm, key);
+  if (found.plan) return std::move(found.plan);
+  return cache.keep(key, found.inspection, inspect());
+}
+
 }  // namespace detail::remap
 
 /// Collective: copies every element of `src` into `dst`, two arrays over the same global box with
@@ -195,8 +281,7 @@ template <class OwnerOf>
 /// domain. Throws `Error(invalid_argument)` on every rank, before anything moves, if the domains'
 /// boxes differ or they are not over the same `Communicator` object.
 template <class T, std::size_t N>
-  requires(N >= 1)
-void copy(const DistArray<T, N>& src, DistArray<T, N>& dst) {
+requires(N >= 1) void copy(const DistArray<T, N>& src, DistArray<T, N>& dst) {
   constexpr const char* where = "copy";
   const auto checked =
       detail::check_collective(src.domain().comm(), where, src.collective_identity(), dst.collective_identity());
@@ -215,8 +300,8 @@ void copy(const DistArray<T, N>& src, DistArray<T, N>& dst) {
 /// different `Communicator` objects, `Error(out_of_range)` if `src_box` is not inside `src`'s
 /// domain or the destination box is not inside `dst`'s.
 template <class T, std::size_t N>
-  requires(N >= 1)
-void copy_section(const DistArray<T, N>& src, const Box<N>& src_box, DistArray<T, N>& dst, const Point<N>& dst_lo) {
+requires(N >= 1) void copy_section(const DistArray<T, N>& src, const Box<N>& src_box, DistArray<T, N>& dst,
+                                   const Point<N>& dst_lo) {
   constexpr const char* where = "copy_section";
   const auto checked = detail::check_collective(src.domain().comm(), where, src.collective_identity(), src_box,
                                                 dst.collective_identity(), dst_lo);
@@ -241,8 +326,7 @@ void copy_section(const DistArray<T, N>& src, const Box<N>& src_box, DistArray<T
 /// extents are not `src`'s permuted (extent d of dst == extent perm[d] of src), or the arrays are
 /// over different `Communicator` objects.
 template <class T, std::size_t N>
-  requires(N >= 1)
-void transpose(const DistArray<T, N>& src, DistArray<T, N>& dst, const std::array<int, N>& perm) {
+requires(N >= 1) void transpose(const DistArray<T, N>& src, DistArray<T, N>& dst, const std::array<int, N>& perm) {
   constexpr const char* where = "transpose";
   const auto checked =
       detail::check_collective(src.domain().comm(), where, src.collective_identity(), dst.collective_identity(), perm);
@@ -260,8 +344,8 @@ void transpose(const DistArray<T, N>& src, DistArray<T, N>& dst, const std::arra
     const auto s = static_cast<std::size_t>(perm[d]);
     if (extent(db, d) != extent(sb, s))
       fail_argument(where, "dst", db,
-                    detail::concat("has extent ", extent(db, d), " along axis ", d, " but the source box ", sb,
-                                   " has ", extent(sb, s), " along axis perm[", d, "] = ", s));
+                    detail::concat("has extent ", extent(db, d), " along axis ", d, " but the source box ", sb, " has ",
+                                   extent(sb, s), " along axis perm[", d, "] = ", s));
   }
   detail::remap::move_section(src, sb, dst, db, perm);
 }
@@ -272,14 +356,17 @@ void transpose(const DistArray<T, N>& src, DistArray<T, N>& dst, const std::arra
 /// `Communicator` and may be `dst` itself (every value is read before any is written). Ghosts of
 /// `dst` are left untouched.
 ///
-/// Cost: each rank sends its requested points to their owners and gets the values back (two
-/// all-to-all exchanges of counts and two of data); the inspection is redone on every call (not
-/// cached yet). Throws on every rank, before any value moves: `Error(invalid_argument)` for
-/// mismatched arrays, `Error(out_of_range)` naming the first bad entry of the lowest rank holding
-/// one if an index value is outside `src`'s domain.
+/// Cost: the first call inspects (each rank sends its requested points to their owners: one
+/// all-to-all of counts and one of points) and keeps the plan; then owners send the values straight
+/// into `dst`'s storage, one message per peer, through a `Mover` kept in `dst`'s domain. A later
+/// call with the same index values and distributions reuses both: it hashes this rank's index
+/// values, agrees in one small allreduce, and runs the mover, allocating nothing. Throws on every
+/// rank, before any value moves: `Error(invalid_argument)` for mismatched arrays,
+/// `Error(out_of_range)` naming the first bad entry of the lowest rank holding one if an index
+/// value is outside `src`'s domain.
 template <class T, std::size_t N, std::size_t M>
-  requires(N >= 1 && M >= 1)
-void gather(const DistArray<T, N>& src, const DistArray<Point<N>, M>& index, DistArray<T, M>& dst) {
+requires(N >= 1 && M >= 1) void gather(const DistArray<T, N>& src, const DistArray<Point<N>, M>& index,
+                                       DistArray<T, M>& dst) {
   constexpr const char* where = "gather";
   const auto checked = detail::check_collective(src.domain().comm(), where, src.collective_identity(),
                                                 index.collective_identity(), dst.collective_identity());
@@ -288,22 +375,22 @@ void gather(const DistArray<T, N>& src, const DistArray<Point<N>, M>& index, Dis
   if (!(index.distribution() == dst.distribution()))
     fail_argument(where, "dst", dst.distribution(),
                   detail::concat("must have the distribution of 'index', ", index.distribution()));
-  const auto requests = detail::remap::checked_indices(where, index, src.domain().box());
-  const Communicator& comm = dst.domain().comm();
-  const Distribution<N>& sdist = src.distribution();
-  std::vector<int> counts, arrived;
-  const auto order = detail::remap::group_by_owner(
-      requests.size(), comm.size(), [&](std::size_t k) { return sdist.owner(requests[k].second); }, counts);
-  std::vector<Point<N>> asked(requests.size());
-  for (std::size_t j = 0; j < order.size(); ++j) asked[j] = requests[order[j]].second;
-  // Inspector: owners learn which of their points are wanted, grouped by requesting rank.
-  const auto wanted = detail::remap::exchange(comm, where, asked, counts, arrived);
-  // Executor: owners reply in the order asked, so the replies line up with `asked`.
-  std::vector<T> replies(wanted.size());
-  for (std::size_t j = 0; j < wanted.size(); ++j) replies[j] = src.at(wanted[j]);
-  std::vector<int> unused;
-  const auto values = detail::remap::exchange(comm, where, replies, arrived, unused);
-  for (std::size_t j = 0; j < order.size(); ++j) dst.at(requests[order[j]].first) = values[j];
+  const Domain<M>& dom = dst.domain();
+  const std::uint64_t key =
+      detail::remap::index_plan_key(1, index, {src.distribution().hash(), src.ghosts().hash(), dst.ghosts().hash()});
+  const auto plan =
+      detail::remap::index_plan(dom.comm(), key, [&] { return detail::remap::inspect_gather(where, src, index, dst); });
+  const void* from = detail::remap::bytes_of(src.data());
+  if (static_cast<const void*>(&src) == static_cast<const void*>(&dst)) {
+    // The mover's in-place sends could read an element a receive already overwrote: stage the
+    // source (this rank's storage, same layout, so no communication is needed for that).
+    const std::size_t bytes = src.storage().size_bytes();
+    std::byte* staged = detail::index_plan_cache().scratch(bytes);
+    if (bytes > 0) std::memcpy(staged, src.data(), bytes);
+    from = staged;
+  }
+  const auto charge = static_cast<std::size_t>(volume(dom.box())) * sizeof(T);
+  dom.movers().run(dom.comm(), plan->schedule, sizeof(T), charge, from, detail::remap::bytes_of(dst.data()));
 }
 
 /// Collective: ZPL's remap on the left, `A#[I] := V`: dst(index(i)) = op(dst(index(i)), values(i))
@@ -314,15 +401,18 @@ void gather(const DistArray<T, N>& src, const DistArray<Point<N>, M>& index, Dis
 /// values; so do ghost layers. `index` and `values` must be over the same box with equal
 /// distributions; `dst` may be over any domain of the same `Communicator`.
 ///
-/// Cost: each rank sends (point, order, value) items to the points' owners (one all-to-all of
-/// counts, one of items); the inspection is redone on every call (not cached yet). Throws on every
-/// rank, before any value moves: `Error(invalid_argument)` for mismatched arrays or an `op` T does
-/// not support, `Error(out_of_range)` naming the first bad entry of the lowest rank holding one if
-/// an index value is outside `dst`'s domain.
+/// Cost: the first call inspects (each rank sends (point, order) items to the points' owners: one
+/// all-to-all of counts and one of items) and keeps the plan; then each value travels to the
+/// owner of its target into a staging buffer, one message per peer, through a `Mover` kept in
+/// `dst`'s domain, and the owner applies the staged values in order. A later call with the same
+/// index values and distributions reuses both: it hashes this rank's index values, agrees in one
+/// small allreduce, moves and applies, allocating nothing. Throws on every rank, before any value
+/// moves: `Error(invalid_argument)` for mismatched arrays or an `op` T does not support,
+/// `Error(out_of_range)` naming the first bad entry of the lowest rank holding one if an index
+/// value is outside `dst`'s domain.
 template <class T, std::size_t N, std::size_t M>
-  requires(N >= 1 && M >= 1)
-void scatter(const DistArray<T, M>& values, const DistArray<Point<N>, M>& index, DistArray<T, N>& dst,
-             CombineOp op = CombineOp::replace) {
+requires(N >= 1 && M >= 1) void scatter(const DistArray<T, M>& values, const DistArray<Point<N>, M>& index,
+                                        DistArray<T, N>& dst, CombineOp op = CombineOp::replace) {
   constexpr const char* where = "scatter";
   const auto checked = detail::check_collective(dst.domain().comm(), where, values.collective_identity(),
                                                 index.collective_identity(), dst.collective_identity(), op);
@@ -340,39 +430,26 @@ void scatter(const DistArray<T, M>& values, const DistArray<Point<N>, M>& index,
     }
     if (combine == nullptr) fail_argument(where, "op", static_cast<int>(op), "is not a tessera::CombineOp");
   }
-  const auto targets = detail::remap::checked_indices(where, index, dst.domain().box());
-  // The values in the same order as the index entries (equal distributions: same walk).
-  std::vector<T> mine;
-  mine.reserve(targets.size());
-  values.for_each_owned([&](const Point<M>&, const T& v) { mine.push_back(v); });
-  struct Item {
-    Point<N> at;
-    index_t order;  // row-major linear index of i: the order in which hits on one point apply
-    T value;
-  };
-  const Communicator& comm = dst.domain().comm();
-  const Distribution<N>& ddist = dst.distribution();
-  const Box<M>& ibox = index.domain().box();
-  std::vector<int> counts, arrived;
-  const auto order = detail::remap::group_by_owner(
-      targets.size(), comm.size(), [&](std::size_t k) { return ddist.owner(targets[k].second); }, counts);
-  std::vector<Item> items(targets.size());
-  for (std::size_t j = 0; j < order.size(); ++j) {
-    const std::size_t k = order[j];
-    std::memset(static_cast<void*>(&items[j]), 0, sizeof(Item));  // no uninitialised padding on the wire
-    items[j].at = targets[k].second;
-    items[j].order = detail::remap::linear_index(ibox, targets[k].first);
-    items[j].value = mine[k];
-  }
-  auto got = detail::remap::exchange(comm, where, items, counts, arrived);
-  std::sort(got.begin(), got.end(), [](const Item& a, const Item& b) { return a.order < b.order; });
-  for (const Item& it : got) {
-    T& slot = dst.at(it.at);
+  const Domain<N>& dom = dst.domain();
+  const std::uint64_t key =
+      detail::remap::index_plan_key(2, index, {values.ghosts().hash(), dst.distribution().hash(), dst.ghosts().hash()});
+  const auto plan = detail::remap::index_plan(
+      dom.comm(), key, [&] { return detail::remap::inspect_scatter(where, values, index, dst); });
+  const std::size_t es = sizeof(T);
+  std::byte* staged = detail::index_plan_cache().scratch(static_cast<std::size_t>(plan->staged) * es);
+  const auto charge = static_cast<std::size_t>(volume(values.domain().box())) * es;
+  dom.movers().run(dom.comm(), plan->schedule, es, charge, detail::remap::bytes_of(values.data()), staged);
+  // Apply in staging order, which is the order of i: a stretch of consecutive targets at once.
+  auto* out = reinterpret_cast<std::byte*>(dst.data());
+  std::size_t at = 0;
+  for_each_offset_stretch(plan->apply, [&](index_t first, index_t count) {
+    const auto n = static_cast<std::size_t>(count);
     if (combine)
-      combine(&slot, &it.value, 1);
+      combine(out + static_cast<std::size_t>(first) * es, staged + at * es, count);
     else
-      slot = it.value;
-  }
+      std::memcpy(out + static_cast<std::size_t>(first) * es, staged + at * es, n * es);
+    at += n;
+  });
 }
 
 }  // namespace tessera

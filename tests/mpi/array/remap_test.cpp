@@ -380,6 +380,191 @@ TEST(RemapScatter, ReplaceHighestLinearIndexWins) {
   }
 }
 
+// --- the plan cache: a repeated index remap reuses its inspection ---------------------------------
+
+/// Counters of this thread's index plan cache (index_plan_cache.hpp).
+struct PlanCounts {
+  std::uint64_t hits = 0, misses = 0;
+};
+PlanCounts plan_counts() {
+  const auto& c = detail::index_plan_cache();
+  return {c.hits(), c.misses()};
+}
+
+/// Runs `f` and expects it to have reused a kept plan (`hit`) or inspected, on this rank.
+template <class F>
+void expect_plan(bool hit, F&& f, const char* what) {
+  const PlanCounts before = plan_counts();
+  f();
+  const PlanCounts after = plan_counts();
+  EXPECT_EQ(after.hits - before.hits, hit ? 1u : 0u) << what;
+  EXPECT_EQ(after.misses - before.misses, hit ? 0u : 1u) << what;
+}
+
+/// The rank that owns `i` in `a` (the same answer on every rank).
+template <class T, std::size_t M>
+int owner_rank(const DistArray<T, M>& a, const Point<M>& i) {
+  return a.distribution().owner(i);
+}
+
+TEST(RemapIndexCache, RepeatedGatherReusesThePlanUntilAnIndexOrADistributionChanges) {
+  Communicator comm(MPI_COMM_WORLD);
+  std::mt19937_64 rng(81);
+  for (int t = 0; t < 12; ++t) {
+    auto abox = random_domain<2>(rng, 9);
+    abox.hi[1] = std::max(abox.hi[1], abox.lo[1] + 2);  // two points at least: an index entry can change
+    const auto ibox = random_domain<2>(rng, 9);
+    const auto gs = dim0_ghosts<2>(rng), gd = dim0_ghosts<2>(rng);
+    Domain<2> sd(comm, any_distribution<2>(rng, abox, comm.size(), ghosted_dims(gs)));
+    Domain<2> id(comm, any_distribution<2>(rng, ibox, comm.size(), ghosted_dims(gd)));
+    SCOPED_TRACE(::testing::Message() << "trial " << t << ": " << sd.distribution() << " via " << id.distribution());
+    DistArray<double, 2> a(sd, gs);
+    DistArray<Point<2>, 2> idx(id);
+    DistArray<double, 2> out(id, gd);
+    const std::uint64_t salt = rng();
+    const index_t spread = t % 2 == 0 ? 2 : 0;  // half the trials many-to-one
+    idx.for_each_owned([&](const Point<2>& i, Point<2>& p) { p = index_of(i, abox, salt, spread); });
+    const auto expect_gathered = [&](double shift, const std::map<Point<2>, Point<2>>& changed) {
+      out.for_each_owned([&](const Point<2>& i, const double& x) {
+        const auto it = changed.find(i);
+        ASSERT_EQ(x, value_of(it == changed.end() ? index_of(i, abox, salt, spread) : it->second) + shift) << i;
+      });
+      expect_ghosts_untouched(out);
+    };
+    // The values change from call to call, the index does not: one inspection, then reuses.
+    for (int round = 0; round < 3; ++round) {
+      fill(a, [&](const Point<2>& p) { return value_of(p) + round; });
+      fill(out, [](const Point<2>& p) { return -value_of(p); });
+      expect_plan(round > 0, [&] { gather(a, idx, out); }, "same index");
+      expect_gathered(round, {});
+    }
+    // One entry changed on the one rank that owns it: every rank inspects again.
+    const Point<2> i0 = ibox.lo, original = index_of(i0, abox, salt, spread);
+    const Point<2> moved = original == abox.lo ? abox.last() : abox.lo;
+    const bool mine = owner_rank(idx, i0) == comm.rank();
+    if (mine) idx.at(i0) = moved;
+    expect_plan(false, [&] { gather(a, idx, out); }, "one entry changed");
+    expect_gathered(2, {{i0, moved}});
+    // Changed back: that rank still has the first plan, but the others' plans now come from the
+    // second inspection, so they must not be combined (on one rank, the first plan is right).
+    if (mine) idx.at(i0) = original;
+    expect_plan(comm.size() == 1, [&] { gather(a, idx, out); }, "entry changed back");
+    expect_gathered(2, {});
+    // A bad entry still throws on every rank after plans were kept, with nothing written.
+    if (mine) idx.at(i0) = Point<2>{abox.hi[0], abox.lo[1]};
+    fill(out, [](const Point<2>& p) { return -value_of(p); });
+    expect_error(ErrorCode::out_of_range, [&] { gather(a, idx, out); }, "gather: argument 'index'");
+    out.for_each_owned([](const Point<2>& i, const double& x) { ASSERT_EQ(x, -value_of(i)) << "written at " << i; });
+    if (mine) idx.at(i0) = original;
+    // src is dst, twice: a permutation-like shuffle in place, staged, from the kept plan the second time.
+    if (t % 3 == 0) {
+      DistArray<Point<2>, 2> self(sd);
+      self.for_each_owned([&](const Point<2>& i, Point<2>& p) { p = index_of(i, abox, salt + 1); });
+      fill(a, [](const Point<2>& p) { return value_of(p); });
+      gather(a, self, a);
+      expect_plan(true, [&] { gather(a, self, a); }, "in place, again");
+      a.for_each_owned([&](const Point<2>& i, const double& x) {
+        ASSERT_EQ(x, value_of(index_of(index_of(i, abox, salt + 1), abox, salt + 1))) << i;
+      });
+    }
+    // A new distribution of the source: the key changes on every rank (unless it is the same).
+    const auto to = any_distribution<2>(rng, abox, comm.size(), ghosted_dims(gs));
+    const bool same = to == sd.distribution();
+    sd.redistribute(to);
+    fill(a, [](const Point<2>& p) { return value_of(p); });
+    expect_plan(same, [&] { gather(a, idx, out); }, "source redistributed");
+    expect_gathered(0, {});
+  }
+}
+
+TEST(RemapIndexCache, RepeatedScatterReusesThePlanAndKeepsTheOrderOfApplication) {
+  Communicator comm(MPI_COMM_WORLD);
+  std::mt19937_64 rng(82);
+  const CombineOp ops[] = {CombineOp::add, CombineOp::replace, CombineOp::min};
+  for (int t = 0; t < 12; ++t) {
+    const auto abox = random_domain<1>(rng, 12);
+    const auto ibox = random_domain<2>(rng, 8);
+    const auto gd = dim0_ghosts<1>(rng);
+    Domain<1> dd(comm, any_distribution<1>(rng, abox, comm.size(), ghosted_dims(gd)));
+    Domain<2> id(comm, any_distribution<2>(rng, ibox, comm.size(), {false, false}));
+    const CombineOp op = ops[t % 3];
+    SCOPED_TRACE(::testing::Message() << "trial " << t << " op " << to_string(op) << ": " << id.distribution()
+                                      << " -> " << dd.distribution());
+    DistArray<double, 1> dst(dd, gd);
+    DistArray<Point<1>, 2> idx(id);
+    DistArray<double, 2> vals(id);
+    const std::uint64_t salt = rng();
+    idx.for_each_owned([&](const Point<2>& i, Point<1>& p) { p = index_of(i, abox, salt, 3); });  // many-to-one
+    for (int round = 0; round < 3; ++round) {
+      // Values of mixed magnitude, so that `add` rounds differently in another order.
+      const auto v_of = [&](const Point<2>& i) { return (value_of(i) + round) * (hash_value(i) % 3 == 0 ? 1e16 : 0.1); };
+      vals.for_each_owned([&](const Point<2>& i, double& v) { v = v_of(i); });
+      fill(dst, [](const Point<1>& p) { return value_of(p); });
+      expect_plan(round > 0, [&] { scatter(vals, idx, dst, op); }, "same index");
+      std::map<Point<1>, double> ref;
+      for_each_point(ibox, [&](const Point<2>& i) {
+        const Point<1> p = index_of(i, abox, salt, 3);
+        double& x = ref.try_emplace(p, value_of(p)).first->second;
+        const double v = v_of(i);
+        x = op == CombineOp::add ? x + v : op == CombineOp::replace ? v : std::min(x, v);
+      });
+      dst.for_each_owned([&](const Point<1>& p, const double& x) {
+        const auto it = ref.find(p);
+        ASSERT_EQ(x, it == ref.end() ? value_of(p) : it->second) << p;  // bit for bit
+      });
+      expect_ghosts_untouched(dst);
+    }
+  }
+}
+
+TEST(RemapIndexCache, ScatterOntoItsOwnValuesReadsEveryValueFirst) {
+  // dst(index(i)) = dst(i): the values are the destination itself.
+  Communicator comm(MPI_COMM_WORLD);
+  std::mt19937_64 rng(83);
+  for (int t = 0; t < 8; ++t) {
+    const auto box = random_domain<2>(rng, 8);
+    Domain<2> dom(comm, any_distribution<2>(rng, box, comm.size(), {false, false}));
+    DistArray<double, 2> a(dom);
+    DistArray<Point<2>, 2> idx(dom);
+    const std::uint64_t salt = rng();
+    idx.for_each_owned([&](const Point<2>& i, Point<2>& p) { p = index_of(i, box, salt); });
+    fill(a, [](const Point<2>& p) { return value_of(p); });
+    scatter(a, idx, a);
+    std::map<Point<2>, double> ref;
+    for_each_point(box, [&](const Point<2>& i) { ref[index_of(i, box, salt)] = value_of(i); });
+    a.for_each_owned([&](const Point<2>& p, const double& x) {
+      const auto it = ref.find(p);
+      ASSERT_EQ(x, it == ref.end() ? value_of(p) : it->second) << p;
+    });
+  }
+}
+
+TEST(RemapIndexCache, RanksWithNothingToAskOrToOwnTakePart) {
+  // One index entry and a source of two points, block-distributed over every rank: most ranks
+  // own nothing of either, and only the owners of the two talk.
+  Communicator comm(MPI_COMM_WORLD);
+  const Box<1> sbox({0}, {2}), ibox({5}, {6});
+  std::vector<int> reversed(static_cast<std::size_t>(comm.size()));
+  std::iota(reversed.rbegin(), reversed.rend(), 0);  // the index entry lives on the last rank
+  Domain<1> sd(comm, Distribution<1>(sbox, ProcGrid<1>::with_shape(comm.size(), {comm.size()}), {block()}));
+  Domain<1> id(comm, Distribution<1>(ibox, ProcGrid<1>::from_ranks(comm.size(), {comm.size()}, reversed), {block()}));
+  DistArray<double, 1> a(sd), out(id), vals(id);
+  DistArray<Point<1>, 1> idx(id);
+  fill(a, [](const Point<1>& p) { return value_of(p); });
+  idx.for_each_owned([](const Point<1>&, Point<1>& p) { p = Point<1>{1}; });
+  for (int round = 0; round < 2; ++round) {
+    fill(out, [](const Point<1>&) { return 0.0; });
+    expect_plan(round > 0, [&] { gather(a, idx, out); }, "gather");
+    const double added = round == 0 ? 0.0 : 10.0;  // by the scatter of round 0
+    out.for_each_owned([&](const Point<1>&, const double& x) { ASSERT_EQ(x, value_of(Point<1>{1}) + added); });
+    vals.for_each_owned([&](const Point<1>&, double& v) { v = 10.0 + round; });
+    expect_plan(round > 0, [&] { scatter(vals, idx, a, CombineOp::add); }, "scatter");
+  }
+  a.for_each_owned([](const Point<1>& p, const double& x) {
+    ASSERT_EQ(x, p[0] == 1 ? value_of(p) + 21.0 : value_of(p)) << p;
+  });
+}
+
 // --- errors: every rank throws, nothing is written ------------------------------------------------
 
 TEST(RemapErrors, RegularRemapsRejectMismatchesOnEveryRank) {
