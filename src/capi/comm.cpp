@@ -8,11 +8,8 @@ extern "C" {
 tessera_status tessera_comm_create(MPI_Comm user, tessera_comm* out) {
   return guarded("tessera_comm_create", [&] {
     prepare_out(out);
-    int initialized = 0, finalized = 0;
-    MPI_Initialized(&initialized);
-    MPI_Finalized(&finalized);
-    if (!initialized) fail_c(TESSERA_ERR_CALL_ORDER, "MPI is not initialised: call MPI_Init first");
-    if (finalized) fail_c(TESSERA_ERR_CALL_ORDER, "MPI was finalised already");
+    if (!tessera::mpi_initialized()) fail_c(TESSERA_ERR_CALL_ORDER, "MPI is not initialised: call MPI_Init first");
+    if (tessera::mpi_finalized()) fail_c(TESSERA_ERR_CALL_ORDER, "MPI was finalised already");
     if (user == MPI_COMM_NULL)
       fail_c(TESSERA_ERR_INVALID_ARGUMENT, "argument 'user' = MPI_COMM_NULL is not a communicator");
     issue(std::make_shared<CommObject>(user), out);

@@ -59,16 +59,14 @@ const char* kind_name(dist_t t) {
 
 // The largest of `value` over the processes (what elapsed times report).
 double max_over_processes(double value) {
-  double out = value;
-  MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_MAX, runtime().comm);
-  return out;
+  return runtime().comm.max(value);
 }
 
 Region& region(DArray& a, int id) {
   if (!a.effected) fail(text("array '", a.name, "' has no regions before d3_effect_dist (wrong call order)"));
   if (id < 0 || id >= static_cast<int>(a.regions.size()))
-    fail(text(arg("id", id), " is not a region of array '", a.name, "' on process ", runtime().rank, ", which owns ",
-              a.regions.size(), " (d3_num_OR)"));
+    fail(text(arg("id", id), " is not a region of array '", a.name, "' on process ", runtime().comm.rank(),
+              ", which owns ", a.regions.size(), " (d3_num_OR)"));
   return a.regions[static_cast<std::size_t>(id)];
 }
 
@@ -90,9 +88,7 @@ int d3_init(int* argc, char*** argv) {
   return attempt("d3_init", -1, [&] {
     (void)argc;  // kept for the signature of Fig. 2; MPI_Init has consumed MPI's arguments already
     (void)argv;
-    int mpi_up = 0;
-    MPI_Initialized(&mpi_up);
-    if (!mpi_up) fail("MPI is not initialised: d3_init follows MPI_Init (wrong call order)");
+    if (!tessera::mpi_initialized()) fail("MPI is not initialised: d3_init follows MPI_Init (wrong call order)");
     if (initialized()) fail("D3-ARC is initialised already (d3_init called twice; wrong call order)");
     start();
     return 0;
@@ -158,9 +154,9 @@ pg_t* d3_grid(int n, int* w) {
       if (w[k] < 1) fail(text("argument 'w[", k, "]' = ", w[k], " must be >= 1"));
       g->extents.push_back(w[k]);
       positions *= w[k];
-      if (positions > r.size)
-        fail(
-            text("argument 'w' asks for at least ", positions, " positions but there are only ", r.size, " processes"));
+      if (positions > r.comm.size())
+        fail(text("argument 'w' asks for at least ", positions, " positions but there are only ", r.comm.size(),
+                  " processes"));
     }
     r.grids.push_back(std::move(g));
     return r.grids.back().get();
@@ -248,7 +244,7 @@ real d3_effect_dist(int d) {
       if (a.effected) return 0.0;  // nothing new to put into effect
       fail(text("array '", a.name, "' has no distribution: call d3_dist first (wrong call order)"));
     }
-    const double started = MPI_Wtime();
+    const double started = tessera::Communicator::wtime();
     if (!a.effected) {
       // What an earlier attempt that failed half-way created goes first.
       tessera_array_free(&a.array);
@@ -257,11 +253,10 @@ real d3_effect_dist(int d) {
       check(tessera_domain_create(r.world, a.pending, &a.domain));
       check(tessera_array_create(a.domain, a.type, &a.ghosts, &a.array));
       // Scatter the whole array from the lowest process that mapped it (Section II-D).
-      int mine = a.whole ? r.rank : r.size, root = r.size;
-      MPI_Allreduce(&mine, &root, 1, MPI_INT, MPI_MIN, r.comm);
-      if (root < r.size) {
-        const std::int64_t count = r.rank == root ? a.volume() : 0;
-        check(tessera_array_scatter_from(a.array, root, a.type, r.rank == root ? a.whole : nullptr, count));
+      const int root = r.comm.allreduce(a.whole ? r.comm.rank() : r.comm.size(), tessera::ReduceOp::min);
+      if (root < r.comm.size()) {
+        const std::int64_t count = r.comm.rank() == root ? a.volume() : 0;
+        check(tessera_array_scatter_from(a.array, root, a.type, r.comm.rank() == root ? a.whole : nullptr, count));
       }
       a.whole_storage.clear();
       a.whole_storage.shrink_to_fit();
@@ -274,7 +269,7 @@ real d3_effect_dist(int d) {
     }
     tessera_dist_free(&a.pending);
     refresh_viewport(a);
-    return max_over_processes(MPI_Wtime() - started);
+    return max_over_processes(tessera::Communicator::wtime() - started);
   });
 }
 
@@ -340,9 +335,10 @@ int d3_collectall(real t, real* tv, int* len) {
     Runtime& r = runtime();
     require(tv, "tv");
     require(len, "len");
-    if (*len < r.size) fail(text(arg("*len", *len), " (the capacity of tv) is less than the ", r.size, " processes"));
+    if (*len < r.comm.size())
+      fail(text(arg("*len", *len), " (the capacity of tv) is less than the ", r.comm.size(), " processes"));
     check(tessera_comm_collect_all(r.world, t, tv, static_cast<size_t>(*len)));
-    *len = r.size;
+    *len = r.comm.size();
     return 0;
   });
 }
@@ -404,12 +400,12 @@ real d3_migrate(int d, int dist_id) {
     if (it == a.steps.end())
       fail(text(arg("dist_id", dist_id), " is not a pending distribution of array '", a.name,
                 "' (d3_new_dist returns them; d3_migrate and d3_effect_dist release them)"));
-    const double started = MPI_Wtime();
+    const double started = tessera::Communicator::wtime();
     check(tessera_step_migrate(a.domain, it->second, nullptr));
     drop_mappings(a);
     release_steps(a);
     refresh_viewport(a);
-    return max_over_processes(MPI_Wtime() - started);
+    return max_over_processes(tessera::Communicator::wtime() - started);
   });
 }
 

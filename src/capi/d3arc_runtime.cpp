@@ -40,16 +40,9 @@ Runtime& runtime() {
 bool initialized() { return the_runtime != nullptr; }
 
 void start() {
-  auto r = std::make_unique<Runtime>();
   // The runtime's collectives go over its own duplicate, never over the program's communicator.
-  if (MPI_Comm_dup(MPI_COMM_WORLD, &r->comm) != MPI_SUCCESS) fail("MPI_Comm_dup of MPI_COMM_WORLD failed");
-  MPI_Comm_rank(r->comm, &r->rank);
-  MPI_Comm_size(r->comm, &r->size);
-  if (tessera_comm_create(r->comm, &r->world) != TESSERA_OK) {
-    const std::string why = tessera_last_error();
-    MPI_Comm_free(&r->comm);
-    fail(why);
-  }
+  auto r = std::make_unique<Runtime>();
+  check(tessera_comm_create(r->comm.raw(), &r->world));
   the_runtime = std::move(r);
 }
 
@@ -59,8 +52,7 @@ void stop() {
   r.arrays.clear();
   r.grids.clear();
   tessera_comm_free(&r.world);
-  MPI_Comm_free(&r.comm);
-  the_runtime.reset();
+  the_runtime.reset();  // frees the runtime's duplicate
 }
 
 DArray& array(int d) {
@@ -80,7 +72,7 @@ tessera_dist build_distribution(const DArray& a, const pg_t* g, const dist_t* ki
     std::vector<std::int64_t> fixed(static_cast<std::size_t>(n), 0);
     for (int k = 0; k < n; ++k)
       if (kinds[k] == D_NONE) fixed[static_cast<std::size_t>(k)] = 1;
-    check(tessera_grid_automatic(n, r.size, a.extents.data(), fixed.data(), &grid));
+    check(tessera_grid_automatic(n, r.comm.size(), a.extents.data(), fixed.data(), &grid));
   } else {
     if (static_cast<int>(g->extents.size()) != n)
       fail(text("argument 'g' is a ", g->extents.size(), "-dimensional grid but array '", a.name, "' has ", n,
@@ -89,7 +81,7 @@ tessera_dist build_distribution(const DArray& a, const pg_t* g, const dist_t* ki
     for (auto e : g->extents) positions *= e;
     std::vector<int> ranks(static_cast<std::size_t>(positions));
     for (std::size_t i = 0; i < ranks.size(); ++i) ranks[i] = static_cast<int>(i);
-    check(tessera_grid_from_ranks(n, r.size, g->extents.data(), ranks.data(), ranks.size(), &grid));
+    check(tessera_grid_from_ranks(n, r.comm.size(), g->extents.data(), ranks.data(), ranks.size(), &grid));
   }
   tessera_dim_spec specs[TESSERA_MAX_DIM] = {};
   bool general = false;
@@ -145,7 +137,7 @@ tessera_ghosts viewport_ghosts(const DArray& a, tessera_dist dist) {
         if (a.v[i] < 0) g.periodic[k] = 1;
       } else {
         // An absolute border: the widest extension any process needs to reach index v.
-        for (int p = 0; p < r.size; ++p) {
+        for (int p = 0; p < r.comm.size(); ++p) {
           tessera_box owned;
           check(tessera_dist_owned_box(dist, p, &owned));
           if (owned.hi[k] <= owned.lo[k]) continue;
@@ -168,10 +160,10 @@ void rebuild_regions(DArray& a) {
   tessera_dist dist = nullptr;
   check(tessera_domain_distribution(a.domain, &dist));
   std::size_t count = 0;
-  tessera_status status = tessera_dist_owned_boxes(dist, r.rank, nullptr, 0, &count);
+  tessera_status status = tessera_dist_owned_boxes(dist, r.comm.rank(), nullptr, 0, &count);
   std::vector<tessera_box> boxes(count);
   if (status == TESSERA_OK && count > 0)
-    status = tessera_dist_owned_boxes(dist, r.rank, boxes.data(), boxes.size(), &count);
+    status = tessera_dist_owned_boxes(dist, r.comm.rank(), boxes.data(), boxes.size(), &count);
   tessera_dist_free(&dist);
   check(status);
   for (const tessera_box& owned : boxes) {

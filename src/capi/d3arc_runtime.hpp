@@ -1,5 +1,6 @@
 #pragma once
-// The D3-ARC runtime's state (include/tessera/d3arc.h), built only on tessera's C API: each
+// The D3-ARC runtime's state (include/tessera/d3arc.h), built on tessera's C API (and, for its own
+// few collectives, on a tessera::Communicator, so that no MPI call is made here): each
 // d3_darray is one tessera domain with one array over it; regions, viewports, mappings and
 // pending d3_new_dist handles are kept here. Everything is replicated on every process except
 // the mappings, which are per process.
@@ -14,6 +15,7 @@
 
 #include "tessera.h"
 #include "tessera/d3arc.h"
+#include "tessera/exchange/communicator.hpp"
 
 /// A process grid made by d3_grid (or the default one). Declared in d3arc.h as opaque.
 struct pgrid_t {
@@ -88,9 +90,11 @@ struct DArray {
 
 /// The runtime between d3_init and d3_finalize.
 struct Runtime {
-  MPI_Comm comm = MPI_COMM_NULL;  // the runtime's own duplicate of MPI_COMM_WORLD
-  tessera_comm world = nullptr;   // tessera's, over `comm`
-  int rank = 0, size = 1;
+  /// Collective over MPI_COMM_WORLD.
+  Runtime() : comm(MPI_COMM_WORLD) {}
+
+  Communicator comm;             // the runtime's own duplicate of MPI_COMM_WORLD, for its collectives
+  tessera_comm world = nullptr;  // tessera's, over `comm`
   std::vector<std::unique_ptr<DArray>> arrays;
   std::vector<std::unique_ptr<pgrid_t>> grids;
   int next_handle = 0;

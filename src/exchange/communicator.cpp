@@ -1,9 +1,108 @@
 #include "tessera/exchange/communicator.hpp"
 
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <numeric>
 #include <string>
 #include <utility>
 
 namespace tessera {
+namespace {
+
+// MPI may reject a null buffer even for zero items: empty spans point here instead.
+unsigned char empty_buffer[1];
+
+void* or_empty(void* p) noexcept { return p != nullptr ? p : empty_buffer; }
+const void* or_empty(const void* p) noexcept { return p != nullptr ? p : empty_buffer; }
+
+// MPI counts are ints: larger pieces are cut at 1 GiB where a call can be split.
+constexpr std::size_t kChunkBytes = std::size_t{1} << 30;
+
+int to_count(std::size_t n, std::string_view call, std::string_view what) {
+  if (n > static_cast<std::size_t>(INT_MAX))
+    fail(ErrorCode::overflow, call, ": ", n, " ", what, " do not fit in an MPI count (at most ", INT_MAX, ")");
+  return static_cast<int>(n);
+}
+
+// Byte counts and displacements for one v-collective: counts[r] items of item_size bytes each.
+struct ByteLayout {
+  std::vector<int> counts, displacements;
+};
+
+ByteLayout byte_layout(std::span<const int> counts, std::size_t item_size, std::string_view call) {
+  ByteLayout out{std::vector<int>(counts.size()), std::vector<int>(counts.size())};
+  std::size_t total = 0;
+  for (std::size_t r = 0; r < counts.size(); ++r) {
+    const auto bytes = static_cast<std::size_t>(counts[r]) * item_size;
+    out.counts[r] = to_count(bytes, call, "bytes from or to one rank");
+    out.displacements[r] = to_count(total, call, "bytes before one rank's part");
+    total += bytes;
+  }
+  (void)to_count(total, call, "bytes in all");
+  return out;
+}
+
+MPI_Datatype datatype_of(detail::ArithmeticType type) {
+  using Kind = detail::ArithmeticType::Kind;
+  switch (type.kind) {
+    case Kind::boolean:
+      if (type.bytes == sizeof(bool)) return MPI_CXX_BOOL;
+      break;
+    case Kind::floating:
+      if (type.bytes == sizeof(float)) return MPI_FLOAT;
+      if (type.bytes == sizeof(double)) return MPI_DOUBLE;
+      if (type.bytes == sizeof(long double)) return MPI_LONG_DOUBLE;
+      break;
+    case Kind::signed_integer:
+      switch (type.bytes) {
+        case 1: return MPI_INT8_T;
+        case 2: return MPI_INT16_T;
+        case 4: return MPI_INT32_T;
+        case 8: return MPI_INT64_T;
+        default: break;
+      }
+      break;
+    case Kind::unsigned_integer:
+      switch (type.bytes) {
+        case 1: return MPI_UINT8_T;
+        case 2: return MPI_UINT16_T;
+        case 4: return MPI_UINT32_T;
+        case 8: return MPI_UINT64_T;
+        default: break;
+      }
+      break;
+  }
+  fail(ErrorCode::invalid_argument, "Communicator::allreduce: no MPI datatype for an arithmetic type of ",
+       static_cast<int>(type.bytes), " bytes");
+}
+
+MPI_Op op_of(ReduceOp op, detail::ArithmeticType type) {
+  const bool logical = op == ReduceOp::logical_and || op == ReduceOp::logical_or;
+  // MPI defines the logical reductions on integers and booleans only.
+  if (logical && type.kind == detail::ArithmeticType::floating)
+    fail(ErrorCode::invalid_argument, "Communicator::allreduce: a logical reduction of floating-point values");
+  switch (op) {
+    case ReduceOp::sum: return MPI_SUM;
+    case ReduceOp::min: return MPI_MIN;
+    case ReduceOp::max: return MPI_MAX;
+    case ReduceOp::logical_and: return MPI_LAND;
+    case ReduceOp::logical_or: return MPI_LOR;
+  }
+  fail(ErrorCode::internal, "Communicator::allreduce: unknown ReduceOp ", static_cast<int>(op));
+}
+
+}  // namespace
+
+bool mpi_initialized() noexcept {
+  int flag = 0;
+  return MPI_Initialized(&flag) == MPI_SUCCESS && flag != 0;
+}
+
+bool mpi_finalized() noexcept {
+  int flag = 0;
+  return MPI_Finalized(&flag) == MPI_SUCCESS && flag != 0;
+}
 
 void check_mpi(int rc, std::string_view call) {
   if (rc == MPI_SUCCESS) return;
@@ -22,10 +121,8 @@ Communicator::Communicator(MPI_Comm user) {
 }
 
 Communicator::~Communicator() {
-  int finalized = 0;
-  MPI_Finalized(&finalized);
   // Freeing after MPI_Finalize is illegal; a communicator that outlives MPI just goes away.
-  if (comm_ != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm_);
+  if (comm_ != MPI_COMM_NULL && !mpi_finalized()) MPI_Comm_free(&comm_);
 }
 
 Communicator::Communicator(Communicator&& other) noexcept
@@ -45,7 +142,119 @@ Communicator& Communicator::operator=(Communicator&& other) noexcept {
   return *this;
 }
 
+double Communicator::wtime() noexcept { return MPI_Wtime(); }
+
 void Communicator::barrier() const { check_mpi(MPI_Barrier(comm_), "MPI_Barrier"); }
+
+void Communicator::bcast_bytes(void* data, std::size_t bytes, int root) const {
+  auto* p = static_cast<unsigned char*>(or_empty(data));
+  // A zero-length broadcast is still made: every rank must make the same calls.
+  std::size_t done = 0;
+  do {
+    const std::size_t n = std::min(kChunkBytes, bytes - done);
+    check_mpi(MPI_Bcast(p + done, static_cast<int>(n), MPI_BYTE, root, comm_), "MPI_Bcast");
+    done += n;
+  } while (done < bytes);
+}
+
+void Communicator::allgather_bytes(const void* mine, std::size_t bytes, void* all) const {
+  const int n = to_count(bytes, "Communicator::allgather", "bytes per rank");
+  (void)to_count(bytes * static_cast<std::size_t>(size_), "Communicator::allgather", "bytes in all");
+  check_mpi(MPI_Allgather(or_empty(mine), n, MPI_BYTE, or_empty(all), n, MPI_BYTE, comm_), "MPI_Allgather");
+}
+
+std::vector<int> Communicator::gather_counts(std::size_t mine, std::string_view call) const {
+  // The check is local, so a rank with too many items would leave the others in the allgather:
+  // every rank contributes -1 instead and all of them fail alike.
+  const int count = mine > static_cast<std::size_t>(INT_MAX) ? -1 : static_cast<int>(mine);
+  std::vector<int> counts = allgather(count);
+  const auto bad = std::find(counts.begin(), counts.end(), -1);
+  if (bad != counts.end())
+    fail(ErrorCode::overflow, call, ": rank ", bad - counts.begin(), "'s items do not fit in an MPI count (at most ",
+         INT_MAX, ")");
+  return counts;
+}
+
+void Communicator::allgatherv_bytes(const void* mine, std::span<const int> counts, std::size_t item_size,
+                                    void* out) const {
+  const ByteLayout bytes = byte_layout(counts, item_size, "Communicator::allgatherv");
+  check_mpi(MPI_Allgatherv(or_empty(mine), bytes.counts[static_cast<std::size_t>(rank_)], MPI_BYTE, or_empty(out),
+                           bytes.counts.data(), bytes.displacements.data(), MPI_BYTE, comm_),
+            "MPI_Allgatherv");
+}
+
+std::vector<int> Communicator::exchange_counts(std::span<const int> counts, std::size_t items) const {
+  constexpr std::string_view where = "Communicator::alltoallv";
+  if (counts.size() != static_cast<std::size_t>(size_))
+    fail_argument(where, "counts", counts.size(), detail::concat("entries: needs one per rank (", size_, ")"));
+  std::size_t total = 0;
+  for (std::size_t r = 0; r < counts.size(); ++r) {
+    if (counts[r] < 0) fail_argument(where, detail::concat("counts[", r, "]"), counts[r], "is negative");
+    total += static_cast<std::size_t>(counts[r]);
+  }
+  if (total != items)
+    fail_argument(where, "counts", detail::concat("adding up to ", total),
+                  detail::concat("differs from the ", items, " items"));
+  std::vector<int> received(static_cast<std::size_t>(size_));
+  check_mpi(MPI_Alltoall(counts.data(), 1, MPI_INT, received.data(), 1, MPI_INT, comm_), "MPI_Alltoall");
+  return received;
+}
+
+void Communicator::alltoallv_bytes(const void* items, std::span<const int> counts, void* out,
+                                   std::span<const int> received, std::size_t item_size) const {
+  // Whether the bytes fit is known to the sender or the receiver only, so the ranks agree on it
+  // before the exchange: a rank that gave up alone would leave the others waiting in it.
+  ByteLayout send, recv;
+  std::optional<Error> error;
+  try {
+    send = byte_layout(counts, item_size, "Communicator::alltoallv");
+    recv = byte_layout(received, item_size, "Communicator::alltoallv");
+  } catch (const Error& e) {
+    error = e;
+  }
+  agree(error);
+  check_mpi(MPI_Alltoallv(or_empty(items), send.counts.data(), send.displacements.data(), MPI_BYTE, or_empty(out),
+                          recv.counts.data(), recv.displacements.data(), MPI_BYTE, comm_),
+            "MPI_Alltoallv");
+}
+
+void Communicator::allreduce_in_place(void* values, std::size_t count, detail::ArithmeticType type,
+                                      ReduceOp op) const {
+  const MPI_Datatype datatype = datatype_of(type);
+  const MPI_Op mpi_op = op_of(op, type);
+  auto* p = static_cast<unsigned char*>(or_empty(values));
+  const std::size_t chunk = kChunkBytes / type.bytes;
+  std::size_t done = 0;
+  do {
+    const std::size_t n = std::min(chunk, count - done);
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, p + done * type.bytes, static_cast<int>(n), datatype, mpi_op, comm_),
+              "MPI_Allreduce");
+    done += n;
+  } while (done < count);
+}
+
+std::size_t Communicator::total_of(std::span<const int> counts) noexcept {
+  std::size_t total = 0;
+  for (int c : counts) total += static_cast<std::size_t>(std::max(c, 0));
+  return total;
+}
+
+void Communicator::agree(const std::optional<Error>& mine) const {
+  const int first = allreduce(mine ? rank_ : size_, ReduceOp::min);
+  if (first == size_) return;
+  // The lowest failing rank tells the others its code and message.
+  std::int64_t header[2] = {0, 0};
+  std::string message;
+  if (rank_ == first) {
+    message = mine->what();
+    header[0] = static_cast<std::int64_t>(mine->code());
+    header[1] = static_cast<std::int64_t>(message.size());
+  }
+  bcast(std::span<std::int64_t>(header), first);
+  message.resize(static_cast<std::size_t>(header[1]));
+  bcast(std::span<char>(message), first);
+  throw Error(static_cast<ErrorCode>(header[0]), message);
+}
 
 std::vector<double> Communicator::allgather(double value) const {
   std::vector<double> all(static_cast<std::size_t>(size_));
@@ -74,9 +283,7 @@ int Communicator::next_tag() const noexcept {
 }
 
 Environment::Environment(int& argc, char**& argv) {
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  if (!initialized) {
+  if (!mpi_initialized()) {
     check_mpi(MPI_Init(&argc, &argv), "MPI_Init");
     owns_mpi_ = true;
   }
@@ -84,9 +291,7 @@ Environment::Environment(int& argc, char**& argv) {
 }
 
 Environment::Environment() {
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  if (!initialized)
+  if (!mpi_initialized())
     fail(ErrorCode::invalid_argument, "Environment(): MPI is not initialised; use Environment(argc, argv)");
   attach();
 }

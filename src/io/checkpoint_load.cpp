@@ -71,13 +71,13 @@ Hid open_matching_dataset(hid_t file, const std::string& path, const CheckpointR
 
 Attributes load_checkpoint(const std::string& path, const CheckpointRequest& request) {
   const QuietHdf5Errors quiet;
-  const MPI_Comm comm = request.comm;
+  const Communicator& comm = *request.comm;
   collective_step(comm, kWhere, [&] { check_names(kWhere, path, request, nullptr); });
   check_same_on_every_rank(kWhere, path, request, nullptr);
   Hid file, transfer;
   Attributes user;
   collective_step(comm, kWhere, [&] {
-    file = open_parallel_file(path, comm);
+    file = open_parallel_file(path, comm.raw());
     transfer = collective_transfer();
     check_file_header(file.get(), path, request);
     user = read_user_attributes(file.get());

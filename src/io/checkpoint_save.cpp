@@ -18,6 +18,7 @@
 #include <fstream>
 #include <optional>
 #include <random>
+#include <span>
 
 #include "checkpoint_format.hpp"
 #include "collective_step.hpp"
@@ -36,23 +37,17 @@ namespace {
 
 constexpr const char* kWhere = "tessera::io::save";
 
-int rank_of(MPI_Comm comm) {
-  int rank = 0;
-  check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
-  return rank;
-}
-
 /// `path.tmp-<16 hex digits>`, the same on every rank: drawn on rank 0, so that two runs saving to
 /// one path never write the same temporary file.
-std::string temporary_name(const std::string& path, MPI_Comm comm) {
+std::string temporary_name(const std::string& path, const Communicator& comm) {
   char token[17] = {};
-  if (rank_of(comm) == 0) {
+  if (comm.rank() == 0) {
     std::random_device entropy;
     const auto value = (static_cast<unsigned long long>(entropy()) << 32) ^ entropy() ^
                        static_cast<unsigned long long>(getpid());
     std::snprintf(token, sizeof token, "%016llx", value);
   }
-  check_mpi(MPI_Bcast(token, sizeof token, MPI_CHAR, 0, comm), "MPI_Bcast");
+  comm.bcast(std::span<char>(token), 0);
   return path + ".tmp-" + token;
 }
 
@@ -85,10 +80,10 @@ Hid create_dataset(hid_t file, const CheckpointRequest& r, const ArraySelection&
 /// Step 2: the whole file under its temporary name, closed on return.
 void write_file(const std::string& path, const std::string& temporary, const Attributes& attributes,
                 const CheckpointRequest& r) {
-  const MPI_Comm comm = r.comm;
+  const Communicator& comm = *r.comm;
   Hid file, transfer;
   collective_step(comm, kWhere, [&] {
-    file = create_parallel_file(temporary, comm);
+    file = create_parallel_file(temporary, comm.raw());
     transfer = collective_transfer();
     write_root_attributes(file.get(), r, attributes);
   });
@@ -160,13 +155,13 @@ void write_sidecar(const std::string& path, const std::string& temporary, const 
 
 void save_checkpoint(const std::string& path, const Attributes& attributes, const CheckpointRequest& request) {
   const QuietHdf5Errors quiet;
-  const MPI_Comm comm = request.comm;
+  const Communicator& comm = *request.comm;
   collective_step(comm, kWhere, [&] {
     check_names(kWhere, path, request, &attributes);
     check_abort_request(comm);
   });
   check_same_on_every_rank(kWhere, path, request, &attributes);
-  const bool root = rank_of(comm) == 0;
+  const bool root = comm.rank() == 0;
   const std::string temporary = temporary_name(path, comm);
   try {
     write_file(path, temporary, attributes, request);

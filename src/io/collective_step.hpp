@@ -4,41 +4,34 @@
 // leave the others waiting in the next collective call; after a step every rank knows whether any
 // failed, and all throw the same Error, so that they unwind (closing HDF5 objects collectively)
 // together.
-#include <mpi.h>
-
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "tessera/core/error.hpp"
+#include "tessera/exchange/communicator.hpp"
 
 namespace tessera::io::detail {
 
-/// What one rank's attempt at a step left: nothing, or an error.
-struct StepOutcome {
-  bool failed = false;
-  ErrorCode code = ErrorCode::internal;
-  std::string message;
-};
-
-/// Collective: throws on every rank the error of the lowest rank whose outcome failed (naming
-/// that rank when not every rank failed); returns normally if none did.
-void agree(MPI_Comm comm, const StepOutcome& mine);
+/// Collective: `Communicator::agree`, whose message also names the failing rank when not every
+/// rank failed ("... (on rank 2; 1 of 4 ranks failed)"); returns normally if no rank failed.
+void agree(const Communicator& comm, const std::optional<Error>& mine);
 
 /// Collective: runs `step` on this rank, then `agree`s on the outcome. A message that does not
 /// name a tessera function yet is prefixed with `where` ("tessera::io::save: H5Dwrite ... failed").
 template <class Step>
-void collective_step(MPI_Comm comm, std::string_view where, Step&& step) {
-  StepOutcome outcome;
+void collective_step(const Communicator& comm, std::string_view where, Step&& step) {
+  std::optional<Error> outcome;
   try {
     step();
   } catch (const Error& e) {
-    outcome = {true, e.code(), e.what()};
+    outcome = e;
   } catch (const std::exception& e) {
-    outcome = {true, ErrorCode::internal, std::string("unexpected exception: ") + e.what()};
+    outcome = Error(ErrorCode::internal, std::string("unexpected exception: ") + e.what());
   }
-  if (outcome.failed && !outcome.message.starts_with("tessera::"))
-    outcome.message = std::string(where) + ": " + outcome.message;
+  if (outcome && !std::string_view(outcome->what()).starts_with("tessera::"))
+    outcome = Error(outcome->code(), std::string(where) + ": " + outcome->what());
   agree(comm, outcome);
 }
 

@@ -42,25 +42,19 @@ std::optional<AbortRequest> abort_request(int comm_size) {
   return r;
 }
 
-int size_of(MPI_Comm comm) {
-  int size = 0;
-  check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
-  return size;
-}
-
 }  // namespace
 
-void check_abort_request(MPI_Comm comm) { (void)abort_request(size_of(comm)); }
+void check_abort_request(const Communicator& comm) { (void)abort_request(comm.size()); }
 
-void abort_if_requested(MPI_Comm comm, std::string_view point, const std::string& path) {
-  const auto request = abort_request(size_of(comm));
+void abort_if_requested(const Communicator& comm, std::string_view point, const std::string& path) {
+  const auto request = abort_request(comm.size());
   if (!request || request->point != point) return;
-  int rank = 0;
-  check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  const int rank = comm.rank();
   if (rank != request->rank) return;
   std::fprintf(stderr, "tessera: %s=%s: rank %d aborts the run during the save of '%s'\n", abort_in_save_variable,
                std::getenv(abort_in_save_variable), rank, path.c_str());
   std::fflush(stderr);
+  // The one raw MPI call io keeps besides HDF5's MPI-IO: killing the run is what this hook is for.
   MPI_Abort(MPI_COMM_WORLD, 75);
   std::abort();  // MPI_Abort does not return
 }

@@ -6,10 +6,10 @@
 //   after_data     every dataset is written, the file is not closed
 //   before_rename  the file is complete and closed, not yet renamed to the checkpoint's path
 // Meant for tests only; unset, it costs one getenv per save.
-#include <mpi.h>
-
 #include <string>
 #include <string_view>
+
+#include "tessera/exchange/communicator.hpp"
 
 namespace tessera::io::detail {
 
@@ -17,9 +17,9 @@ inline constexpr const char* abort_in_save_variable = "TESSERA_TEST_ABORT_IN_SAV
 
 /// Throws Error(invalid_argument) naming the variable and its value if it is set to something
 /// other than a known point, optionally followed by ':' and a rank of `comm`.
-void check_abort_request(MPI_Comm comm);
+void check_abort_request(const Communicator& comm);
 
 /// MPI_Abort here if the variable names `point` and this rank.
-void abort_if_requested(MPI_Comm comm, std::string_view point, const std::string& path);
+void abort_if_requested(const Communicator& comm, std::string_view point, const std::string& path);
 
 }  // namespace tessera::io::detail

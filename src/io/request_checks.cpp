@@ -1,7 +1,10 @@
 #include "request_checks.hpp"
 
+#include <cstdint>
 #include <iomanip>
+#include <optional>
 #include <set>
+#include <span>
 #include <sstream>
 #include <type_traits>
 #include <variant>
@@ -48,20 +51,19 @@ void check_same_on_every_rank(std::string_view where, const std::string& path, c
       text << '\n';
     }
   const std::string mine = text.str();
-  int rank = 0;
-  check_mpi(MPI_Comm_rank(request.comm, &rank), "MPI_Comm_rank");
-  long long length = static_cast<long long>(mine.size());
-  check_mpi(MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, request.comm), "MPI_Bcast");
+  const Communicator& comm = *request.comm;
+  std::uint64_t length = mine.size();
+  comm.bcast(std::span<std::uint64_t>(&length, 1), 0);
   std::string root(static_cast<std::size_t>(length), '\0');
-  if (rank == 0) root = mine;
-  check_mpi(MPI_Bcast(root.data(), static_cast<int>(length), MPI_CHAR, 0, request.comm), "MPI_Bcast");
-  StepOutcome outcome;
+  if (comm.rank() == 0) root = mine;
+  comm.bcast(std::span<char>(root), 0);
+  std::optional<Error> outcome;
   if (root != mine)
-    outcome = {true, ErrorCode::mismatch,
-               tessera::detail::concat(where, ": rank ", rank, " passed another path, other dataset names or ",
-                                       "element types, or other attributes than rank 0 (collective calls must ",
-                                       "be made with the same arguments on every rank)")};
-  agree(request.comm, outcome);
+    outcome = Error(ErrorCode::mismatch,
+                    tessera::detail::concat(where, ": rank ", comm.rank(), " passed another path, other dataset names ",
+                                            "or element types, or other attributes than rank 0 (collective calls ",
+                                            "must be made with the same arguments on every rank)"));
+  agree(comm, outcome);
 }
 
 }  // namespace tessera::io::detail

@@ -2,8 +2,6 @@
 // Checks of a save or load request that come before any file is touched: names, and whether every
 // rank asked for the same thing (a rank that passes another path or other arrays would otherwise
 // wait forever in a collective HDF5 call the others never make).
-#include <mpi.h>
-
 #include <string>
 #include <string_view>
 

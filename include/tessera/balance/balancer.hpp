@@ -14,8 +14,6 @@
 ///   }
 /// \endcode
 
-#include <mpi.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -100,7 +98,7 @@ class Balancer {
     accumulated_ += seconds;
     if (iteration_ % options_.interval != 0) return out;
     out.remap_point = true;
-    const double started = MPI_Wtime();
+    const double started = Communicator::wtime();
     const Communicator& comm = domain_.comm();
     const std::vector<double> by_rank = collect_all(comm, accumulated_ / options_.interval);
     accumulated_ = 0;
@@ -115,7 +113,7 @@ class Balancer {
     for (std::size_t l = 0; l < active.size(); ++l) last_speed_[active[l]] = speeds[l];
 
     if (availability_ && change_processor_set(active, speeds, out)) {
-      out.coordination_seconds = comm.max(MPI_Wtime() - started - out.migration_seconds);
+      out.coordination_seconds = comm.max(Communicator::wtime() - started - out.migration_seconds);
       return out;
     }
 
@@ -138,9 +136,9 @@ class Balancer {
     if (out.delta > 0) {
       const StepPlan<N> plan = plan_step(domain_, target, out.delta);
       if (plan.moves_anything()) {
-        const double before = MPI_Wtime();
+        const double before = Communicator::wtime();
         migration = migrate(domain_, plan);
-        const double local_migration = MPI_Wtime() - before;
+        const double local_migration = Communicator::wtime() - before;
         out.elements = plan.elements;
         out.blocks = plan.blocks;
         out.bytes = plan.bytes;
@@ -148,11 +146,11 @@ class Balancer {
         history_.add(record);
         policy_->observe(record);
         out.migration_seconds = migration;
-        out.coordination_seconds = comm.max(MPI_Wtime() - started - local_migration);
+        out.coordination_seconds = comm.max(Communicator::wtime() - started - local_migration);
         return out;
       }
     }
-    out.coordination_seconds = comm.max(MPI_Wtime() - started);
+    out.coordination_seconds = comm.max(Communicator::wtime() - started);
     return out;
   }
 

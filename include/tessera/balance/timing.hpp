@@ -9,8 +9,6 @@
 ///   auto per_rank = tessera::collect_all(comm, compute.take());  // seconds since the last take()
 /// \endcode
 
-#include <mpi.h>
-
 #include <vector>
 
 #include "tessera/core/error.hpp"
@@ -18,20 +16,20 @@
 
 namespace tessera {
 
-/// Accumulates the wall-clock seconds spent inside start()/stop() pairs (MPI_Wtime).
+/// Accumulates the wall-clock seconds spent inside start()/stop() pairs (Communicator::wtime).
 class SectionTimer {
  public:
   /// Starts a measured interval. Throws `Error(invalid_argument)` if one is already running.
   void start() {
     if (running_) fail(ErrorCode::invalid_argument, "SectionTimer::start: the timer is already running");
     running_ = true;
-    started_ = MPI_Wtime();
+    started_ = Communicator::wtime();
   }
   /// Ends the interval start() began and adds it. Throws `Error(invalid_argument)` if none runs.
   void stop() {
     if (!running_) fail(ErrorCode::invalid_argument, "SectionTimer::stop: the timer is not running");
     running_ = false;
-    const double elapsed = MPI_Wtime() - started_;
+    const double elapsed = Communicator::wtime() - started_;
     seconds_ += elapsed;
     last_ = elapsed;
   }

@@ -14,8 +14,6 @@
 /// along every axis, so the row-major order of the owned box in memory is the row-major order of
 /// the selected points in the file, which is the order HDF5 pairs them in.
 
-#include <mpi.h>
-
 #include <cstddef>
 #include <sstream>
 #include <string>
@@ -24,6 +22,7 @@
 #include "tessera/array/dist_array.hpp"
 #include "tessera/array/domain.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/exchange/communicator.hpp"
 #include "tessera/geometry/section.hpp"
 #include "tessera/io/attributes.hpp"
 #include "tessera/io/element_type.hpp"
@@ -52,7 +51,7 @@ struct ArraySelection {
 
 /// Arrays of one domain, and the domain's description.
 struct CheckpointRequest {
-  MPI_Comm comm = MPI_COMM_NULL;        ///< the domain's communicator (tessera's duplicate)
+  const Communicator* comm = nullptr;   ///< the domain's communicator (outlives the request)
   std::vector<index_t> domain_lo;       ///< the domain box's lower corner
   std::vector<index_t> domain_extents;  ///< the dataset shape
   std::string distribution;             ///< the printed distribution
@@ -70,7 +69,7 @@ Attributes load_checkpoint(const std::string& path, const CheckpointRequest& req
 template <std::size_t N>
 [[nodiscard]] CheckpointRequest describe_domain(const Domain<N>& domain) {
   CheckpointRequest r;
-  r.comm = domain.comm().raw();
+  r.comm = &domain.comm();
   r.ranks = domain.comm().size();
   const Box<N>& box = domain.box();
   const Distribution<N>& dist = domain.distribution();

@@ -339,10 +339,16 @@ TEST(Checkpoint, BadArgumentsAreTheSameErrorOnEveryRank) {
   expect_same_error_everywhere(comm.raw(), [&] { (void)io::load(path, io::named(".", a)); }, invalid,
                                "argument 'name' = \".\"");
   // Ranks that disagree on a collective call's arguments get one error, not a hang.
-  if (comm.size() > 1)
+  if (comm.size() > 1) {
     expect_same_error_everywhere(comm.raw(),
                                  [&] { io::save(path, {}, io::named(comm.rank() == 1 ? "odd" : "a", a)); },
                                  ErrorCode::mismatch, "rank 1 passed another path, other dataset names");
+    // ... and the message says which rank failed when not every rank did.
+    expect_same_error_everywhere(comm.raw(),
+                                 [&] { io::save(path, {}, io::named(comm.rank() == 1 ? "odd" : "a", a)); },
+                                 ErrorCode::mismatch,
+                                 tessera::detail::concat("(on rank 1; 1 of ", comm.size(), " ranks failed)"));
+  }
   // The crash hook's variable is checked too: a typo must not silently disable a crash test.
   setenv("TESSERA_TEST_ABORT_IN_SAVE", "after_dat", 1);
   expect_same_error_everywhere(comm.raw(), [&] { io::save(path, {}, io::named("a", a)); }, invalid,
