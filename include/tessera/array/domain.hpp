@@ -23,9 +23,11 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "tessera/array/mover_cache.hpp"
+#include "tessera/array/storage.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/exchange/collective_check.hpp"
 #include "tessera/exchange/communicator.hpp"
@@ -58,45 +60,6 @@ template <class T, std::size_t N>
   requires(N >= 1)
 class DistArray;
 
-namespace detail {
-
-/// A byte the movers may point at when a rank stores nothing: they never touch it, but a null
-/// pointer plus an offset of zero is not something to hand to MPI.
-alignas(std::max_align_t) inline std::byte empty_storage[sizeof(std::max_align_t)];
-
-/// What a domain needs from each array declared over it, whatever its element type. A
-/// redistribution first stages new storage in every array, moves into it, then commits; a failure
-/// before the commit discards the staged storage and leaves every array as it was.
-template <std::size_t N>
-class DomainMember {
- public:
-  virtual ~DomainMember() = default;
-  [[nodiscard]] virtual const GhostSpec<N>& member_ghosts() const noexcept = 0;
-  [[nodiscard]] virtual std::size_t member_element_size() const noexcept = 0;
-  /// True while a split-phase ghost update is in flight.
-  [[nodiscard]] virtual bool member_busy() const noexcept = 0;
-  /// Allocates value-initialised storage for `layout` beside the current one, with `spare_rows`
-  /// rows to spare below and above along the outermost axis when the layout is one patch whose
-  /// outermost axis is an interval.
-  virtual void member_stage(StorageLayout<N> layout, index_t spare_rows) = 0;
-  [[nodiscard]] virtual const void* member_current() const noexcept = 0;
-  [[nodiscard]] virtual void* member_staged() noexcept = 0;
-  /// Replaces the storage by the staged one and drops the movers bound to the old layout;
-  /// `count_reallocation` tells a migration's reallocation from a redistribution.
-  virtual void member_commit(bool count_reallocation) noexcept = 0;
-  virtual void member_discard() noexcept = 0;
-  /// Where `layout` would start in the current buffer with every stored global index at its
-  /// current address (the spare rows absorb the move), or nullopt if it does not fit.
-  [[nodiscard]] virtual std::optional<index_t> member_in_place_origin(const StorageLayout<N>& layout) const = 0;
-  /// The current buffer at element `origin` (what an in-place move writes through).
-  [[nodiscard]] virtual void* member_at_origin(index_t origin) noexcept = 0;
-  /// Makes `layout`, starting at `origin` of the current buffer, the array's layout.
-  virtual void member_commit_in_place(StorageLayout<N> layout, index_t origin) noexcept = 0;
-  /// Rows to spare kept on each side at the array's last allocation (0 if never migrated).
-  [[nodiscard]] virtual index_t member_slack_rows() const noexcept = 0;
-};
-
-}  // namespace detail
 
 /// A global box, its distribution over a communicator, a schedule cache, and the arrays declared
 /// over it. Cheap to copy: copies share one state.
@@ -134,7 +97,7 @@ class Domain {
   /// per element that changes owner).
   [[nodiscard]] std::size_t bytes_per_element() const noexcept {
     std::size_t bytes = 0;
-    for (const auto* a : state_->arrays) bytes += a->member_element_size();
+    for (const auto* a : state_->arrays) bytes += a->element_size();
     return bytes;
   }
   /// Number of arrays currently declared over this domain.
@@ -158,57 +121,24 @@ class Domain {
   void redistribute(const Distribution<N>& to, Redistribution mode = Redistribution::preserve) {
     constexpr const char* where = "Domain::redistribute";
     const auto checked = detail::check_collective(comm(), where, to, mode);
-    State& s = *state_;
-    const Communicator& comm = *s.comm;
     if (mode != Redistribution::preserve && mode != Redistribution::destructive)
       fail_argument(where, "mode", static_cast<int>(mode), "is not a tessera::Redistribution");
-    if (to.comm_size() != comm.size())
-      fail_argument(where, "to", to,
-                    detail::concat("is for ", to.comm_size(), " ranks but the communicator has ", comm.size()));
-    for (std::size_t i = 0; i < s.arrays.size(); ++i) {
-      if (s.arrays[i]->member_busy())
-        fail(ErrorCode::invalid_argument, where, ": array ", i, " over the domain has a ghost update in flight",
-             " (call end_update_ghosts first)");
-      StorageLayout<N>::check_ghosts(to, s.arrays[i]->member_ghosts());
-    }
-    const int rank = comm.rank();
-    const Distribution<N> from = s.dist;
-    const Box<N> common = intersect(from.domain(), to.domain());
+    check_target(where, to);
+    State& s = *state_;
+    const int rank = s.comm->rank();
+    const Box<N> common = intersect(s.dist.domain(), to.domain());
     const bool move = mode == Redistribution::preserve && !common.empty();
-    // Plan everything before touching any array, so that an error leaves every array as it was.
     // Arrays with equal ghost specs get the same schedule from the cache.
-    std::vector<StorageLayout<N>> layouts;
-    std::vector<std::shared_ptr<const Schedule>> schedules;
-    layouts.reserve(s.arrays.size());
-    schedules.reserve(s.arrays.size());
-    for (auto* a : s.arrays) {
-      const GhostSpec<N>& g = a->member_ghosts();
-      layouts.push_back(StorageLayout<N>::make(to, rank, g));
+    std::vector<Relayout> plan;
+    plan.reserve(s.arrays.size());
+    for (Storage<N>* a : s.arrays) {
+      const GhostSpec<N>& g = a->ghosts();
+      Relayout& r = plan.emplace_back(a, StorageLayout<N>::make(to, rank, g));
       if (move)
-        schedules.push_back(
-            section_move_schedule(from, g, common, to, g, common, MotionPlan<N>::identity(), rank, &s.cache));
+        r.schedule =
+            section_move_schedule(s.dist, g, common, to, g, common, MotionPlan<N>::identity(), rank, &s.cache);
     }
-    try {
-      for (std::size_t i = 0; i < s.arrays.size(); ++i) s.arrays[i]->member_stage(std::move(layouts[i]), 0);
-      if (move) {
-        std::vector<Mover> movers;
-        movers.reserve(s.arrays.size());
-        for (std::size_t i = 0; i < s.arrays.size(); ++i)
-          movers.emplace_back(comm, schedules[i], s.arrays[i]->member_element_size());
-        for (std::size_t i = 0; i < s.arrays.size(); ++i)
-          movers[i].start(s.arrays[i]->member_current(), s.arrays[i]->member_staged());
-        for (auto& m : movers) m.wait();
-      }
-    } catch (...) {
-      for (auto* a : s.arrays) a->member_discard();
-      throw;
-    }
-    for (auto* a : s.arrays) a->member_commit(false);
-    s.dist = to;
-    // Schedules of the retired distribution can never be asked for again (unless it comes back,
-    // and then they are rebuilt); equal distributions keep theirs.
-    if (!(from == to)) s.cache.invalidate(from.hash());
-    if (!(from == to)) s.fused.clear();
+    relayout(plan, to, false);
   }
 
   /// Collective: moves every array over this domain to `to`, which must cover the same box,
@@ -227,67 +157,30 @@ class Domain {
     constexpr const char* where = "Domain::migrate";
     const auto checked = detail::check_collective(comm(), where, to);
     State& s = *state_;
-    const Communicator& comm = *s.comm;
     if (to.domain() != s.dist.domain())
       fail_argument(where, "to", to.domain(),
                     detail::concat("covers another box than the domain's ", s.dist.domain(),
                                    " (use redistribute to change the extent)"));
-    if (to.comm_size() != comm.size())
-      fail_argument(where, "to", to,
-                    detail::concat("is for ", to.comm_size(), " ranks but the communicator has ", comm.size()));
-    for (std::size_t i = 0; i < s.arrays.size(); ++i) {
-      if (s.arrays[i]->member_busy())
-        fail(ErrorCode::invalid_argument, where, ": array ", i, " over the domain has a ghost update in flight",
-             " (call end_update_ghosts first)");
-      StorageLayout<N>::check_ghosts(to, s.arrays[i]->member_ghosts());
-    }
+    check_target(where, to);
     const double started = MPI_Wtime();
-    const int rank = comm.rank();
-    const Distribution<N> from = s.dist;
-    // Plan first (nothing is touched yet): per array, in place or into new storage. The choice is
-    // local; it changes only the copies a rank makes to itself, never what travels between ranks.
-    struct Move {
-      StorageLayout<N> layout;
-      std::optional<index_t> origin;  // set: in place
-      std::shared_ptr<const Schedule> schedule;
-    };
-    std::vector<Move> moves;
-    moves.reserve(s.arrays.size());
-    for (auto* a : s.arrays) {
-      const GhostSpec<N>& g = a->member_ghosts();
-      Move m{StorageLayout<N>::make(to, rank, g), std::nullopt, nullptr};
-      m.origin = a->member_in_place_origin(m.layout);
-      m.schedule = m.origin ? in_place_migration_schedule(from, to, g, rank, &s.cache)
-                            : redistribution_schedule(from, g, to, g, rank, &s.cache);
-      moves.push_back(std::move(m));
-    }
-    try {
-      for (std::size_t i = 0; i < s.arrays.size(); ++i)
-        if (!moves[i].origin) s.arrays[i]->member_stage(moves[i].layout, spare_rows_for(to, *s.arrays[i]));
-      std::vector<Mover> movers;
-      movers.reserve(s.arrays.size());
-      for (std::size_t i = 0; i < s.arrays.size(); ++i)
-        movers.emplace_back(comm, moves[i].schedule, s.arrays[i]->member_element_size());
-      for (std::size_t i = 0; i < s.arrays.size(); ++i) {
-        auto* a = s.arrays[i];
-        movers[i].start(a->member_current(),
-                        moves[i].origin ? a->member_at_origin(*moves[i].origin) : a->member_staged());
+    const int rank = s.comm->rank();
+    // Per array, in place or into new storage. The choice is local; it changes only the copies a
+    // rank makes to itself, never what travels between ranks.
+    std::vector<Relayout> plan;
+    plan.reserve(s.arrays.size());
+    for (Storage<N>* a : s.arrays) {
+      const GhostSpec<N>& g = a->ghosts();
+      Relayout& r = plan.emplace_back(a, StorageLayout<N>::make(to, rank, g));
+      r.in_place = a->in_place_origin(r.layout);
+      if (r.in_place) {
+        r.schedule = in_place_migration_schedule(s.dist, to, g, rank, &s.cache);
+      } else {
+        r.spare_rows = spare_rows_for(to, *a);
+        r.schedule = redistribution_schedule(s.dist, g, to, g, rank, &s.cache);
       }
-      for (auto& m : movers) m.wait();
-    } catch (...) {
-      for (auto* a : s.arrays) a->member_discard();
-      throw;
     }
-    for (std::size_t i = 0; i < s.arrays.size(); ++i) {
-      if (moves[i].origin)
-        s.arrays[i]->member_commit_in_place(std::move(moves[i].layout), *moves[i].origin);
-      else
-        s.arrays[i]->member_commit(true);
-    }
-    s.dist = to;
-    if (!(from == to)) s.cache.invalidate(from.hash());
-    if (!(from == to)) s.fused.clear();
-    return comm.max(MPI_Wtime() - started);
+    relayout(plan, to, true);
+    return s.comm->max(MPI_Wtime() - started);
   }
 
   /// Rows to spare on each side of a rank's part along the outermost axis when a migration
@@ -318,30 +211,92 @@ class Domain {
     MoverCache movers;  // after `cache`: its movers hold schedules, so it goes first
     FusedMoverCache fused;  // update_ghosts(u, v, ...); cleared when the distribution changes
     double spare_fraction = 0.25;
-    std::vector<detail::DomainMember<N>*> arrays;  // in declaration order: the order movers take tags
+    std::vector<Storage<N>*> arrays;  // in declaration order: the order movers take tags
   };
 
-  void attach(detail::DomainMember<N>* a) const { state_->arrays.push_back(a); }
+  // One array's part of a change of distribution: its new layout, where that goes (a new buffer
+  // with `spare_rows`, or the current one from element `in_place` on), and the schedule that
+  // fills it (null: nothing moves, every element stays T{}).
+  struct Relayout {
+    Relayout(Storage<N>* s, StorageLayout<N> l) : storage(s), layout(std::move(l)) {}
+    Storage<N>* storage;
+    StorageLayout<N> layout;
+    std::optional<index_t> in_place;
+    index_t spare_rows = 0;
+    std::shared_ptr<const Schedule> schedule;
+  };
+
+  // What redistribute and migrate refuse before planning anything, alike on every rank.
+  void check_target(const char* where, const Distribution<N>& to) const {
+    const State& s = *state_;
+    if (to.comm_size() != s.comm->size())
+      fail_argument(where, "to", to,
+                    detail::concat("is for ", to.comm_size(), " ranks but the communicator has ", s.comm->size()));
+    for (std::size_t i = 0; i < s.arrays.size(); ++i) {
+      if (s.arrays[i]->busy())
+        fail(ErrorCode::invalid_argument, where, ": array ", i, " over the domain has a ghost update in flight",
+             " (call end_update_ghosts first)");
+      StorageLayout<N>::check_ghosts(to, s.arrays[i]->ghosts());
+    }
+  }
+
+  // The one path of redistribute and migrate, once every array is planned (nothing touched yet):
+  // stage every array, start every array's mover before waiting on any, then commit them all and
+  // make `to` the distribution. Any exception before the commit discards everything staged, so
+  // every array keeps its layout and values (an in-place move that failed halfway excepted).
+  // `migration`: arrays that allocate count it in `reallocations()`.
+  void relayout(std::vector<Relayout>& plan, const Distribution<N>& to, bool migration) {
+    State& s = *state_;
+    try {
+      for (Relayout& r : plan) {
+        if (r.in_place)
+          r.storage->stage_in_place(std::move(r.layout), *r.in_place);
+        else
+          r.storage->stage(std::move(r.layout), r.spare_rows);
+      }
+      std::vector<Mover> movers;
+      movers.reserve(plan.size());
+      for (const Relayout& r : plan)
+        if (r.schedule) movers.emplace_back(*s.comm, r.schedule, r.storage->element_size());
+      std::size_t k = 0;
+      for (const Relayout& r : plan)
+        if (r.schedule) movers[k++].start(r.storage->buffer(), r.storage->staged());
+      for (Mover& m : movers) m.wait();
+    } catch (...) {
+      for (Relayout& r : plan) r.storage->discard();
+      throw;
+    }
+    for (Relayout& r : plan) r.storage->commit(migration);
+    const Distribution<N> from = std::exchange(s.dist, to);
+    // Schedules of the retired distribution can never be asked for again (unless it comes back,
+    // and then they are rebuilt); equal distributions keep theirs.
+    if (!(from == to)) {
+      s.cache.invalidate(from.hash());
+      s.fused.clear();
+    }
+  }
+
+  void attach(Storage<N>* a) const { state_->arrays.push_back(a); }
+  void detach(const Storage<N>* a) const noexcept {
+    auto& v = state_->arrays;
+    v.erase(std::remove(v.begin(), v.end(), a), v.end());
+  }
+  void replace(Storage<N>* old_storage, Storage<N>* new_storage) const noexcept {
+    std::replace(state_->arrays.begin(), state_->arrays.end(), old_storage, new_storage);
+  }
   // Position of an array among the domain's arrays (the same on every rank): checked mode tells
   // two arrays of equal shape apart by it.
-  [[nodiscard]] std::size_t member_index(const detail::DomainMember<N>* a) const noexcept {
+  [[nodiscard]] std::size_t member_index(const Storage<N>* a) const noexcept {
     const auto& v = state_->arrays;
     return static_cast<std::size_t>(std::find(v.begin(), v.end(), a) - v.begin());
   }
 
-  index_t spare_rows_for(const Distribution<N>& to, const detail::DomainMember<N>& a) const {
+  index_t spare_rows_for(const Distribution<N>& to, const Storage<N>& a) const {
     if (state_->spare_fraction == 0) return 0;
     const index_t rows = extent(to.domain(), 0);
     const index_t even_share = (rows + to.grid().extent(0) - 1) / to.grid().extent(0);
     const auto base = static_cast<index_t>(std::ceil(state_->spare_fraction * static_cast<double>(even_share)));
-    return std::min(rows, std::max({base, index_t{1}, 2 * a.member_slack_rows()}));
-  }
-  void detach(detail::DomainMember<N>* a) const noexcept {
-    auto& v = state_->arrays;
-    v.erase(std::remove(v.begin(), v.end(), a), v.end());
-  }
-  void replace(detail::DomainMember<N>* old_member, detail::DomainMember<N>* new_member) const noexcept {
-    std::replace(state_->arrays.begin(), state_->arrays.end(), old_member, new_member);
+    return std::min(rows, std::max({base, index_t{1}, 2 * a.slack_rows()}));
   }
 
   std::shared_ptr<State> state_;
