@@ -1,7 +1,10 @@
 #pragma once
 /// \file
-/// `StorageLayout<N>`: how one rank stores its part of an array (DESIGN.md "Sections and storage"),
-/// the description schedules are compiled against. Pure: computable for any rank on any rank.
+/// `StorageLayout<N>`: how one rank stores its part of an array, the description schedules are
+/// compiled against. Pure: computable for any rank on any rank. Storage is dense (no holes between
+/// owned indices, so a pack loop walks runs, not elements) and compacted along axes whose owned set
+/// is not one interval; ghost layers exist only along interval axes (docs/layouts.md, "Per-dimension
+/// distributions"; docs/arrays.md, "DistArray").
 ///
 /// A rank's buffer holds one or more **patches**, one after another. A dimensional distribution
 /// gives one patch (none on a rank that owns nothing); a user-defined distribution one patch per
