@@ -17,8 +17,6 @@ checked=(
 
 # Temporary exclusions: removed when the array layer is converted, issue 15.
 excluded=(
-  include/tessera/array/dist_array.hpp
-  include/tessera/array/domain.hpp
   include/tessera/array/remap.hpp
 )
 

@@ -15,6 +15,10 @@
 /// \endcode
 /// Every function marked "Collective:" must be called by all ranks of the domain's communicator in
 /// the same order; in checked mode each first verifies that they did (docs/checked-mode.md).
+///
+/// The class gives types and collective checks to work done elsewhere: the untyped buffer, its
+/// layout and its relayout by the domain are `Storage<N>` (storage.hpp), the reductions are in
+/// reduce.hpp, whole-array scatter and gather in whole_array.hpp.
 
 #include <array>
 #include <climits>
@@ -46,6 +50,8 @@ namespace tessera {
 /// over [0, extents) with the owned part at [ghost_lo, ghost_lo + count). Along an interval axis
 /// local index l holds global index `first + l - ghost_lo`; along a compacted (cyclic, irregular)
 /// axis it is the compacted index. Plain loops over it are the fast way to sweep a patch.
+/// (A `std::mdspan` with `layout_stride` would say the same; GCC 12, the toolchain here, has no
+/// <mdspan>, so this stays a small struct of its own.)
 template <class T, std::size_t N>
 struct LocalView {
   T* data = nullptr;     ///< element at local index (0, ..., 0)
@@ -322,7 +328,7 @@ class DistArray final {
     const auto checked = check_call("DistArray::gather_to_all");
     std::vector<T> out = gather_to(0);
     out.resize(static_cast<std::size_t>(volume(domain_.box())));
-    detail::broadcast_bytes(domain_.comm(), out.data(), out.size() * sizeof(T), 0);
+    domain_.comm().bcast(std::span<T>(out), 0);
     return out;
   }
 
@@ -387,8 +393,6 @@ class DistArray final {
     accumulate_.reset();
     movers_generation_ = storage_.generation();
   }
-
-  // --- helpers -----------------------------------------------------------------------------------
 
   // Checked mode (exchange/collective_check.hpp): the operation, which array of the domain this is,
   // its distribution, ghosts and element size, and `args` must be the same on every rank.

@@ -162,7 +162,7 @@ class Domain {
                     detail::concat("covers another box than the domain's ", s.dist.domain(),
                                    " (use redistribute to change the extent)"));
     check_target(where, to);
-    const double started = MPI_Wtime();
+    const double started = Communicator::wtime();
     const int rank = s.comm->rank();
     // Per array, in place or into new storage. The choice is local; it changes only the copies a
     // rank makes to itself, never what travels between ranks.
@@ -180,7 +180,7 @@ class Domain {
       }
     }
     relayout(plan, to, true);
-    return s.comm->max(MPI_Wtime() - started);
+    return s.comm->max(Communicator::wtime() - started);
   }
 
   /// Rows to spare on each side of a rank's part along the outermost axis when a migration

@@ -9,13 +9,9 @@
 /// ranks' partials are folded in rank order (for `reduce_along`, slice by slice, see
 /// `fold_slices`). Between distributions the result may differ in rounding, never between ranks.
 
-#include <mpi.h>
-
 #include <climits>
 #include <cstddef>
-#include <cstring>
-#include <type_traits>
-#include <utility>
+#include <span>
 #include <vector>
 
 #include "tessera/array/domain.hpp"
@@ -34,27 +30,13 @@ struct ValueAt {
 
 namespace detail {
 
-/// Every rank's `value`, in rank order, on every rank.
-template <class V>
-[[nodiscard]] std::vector<V> allgather_value(const Communicator& comm, const V& value) {
-  static_assert(std::is_trivially_copyable_v<V>);
-  const int size = comm.size();
-  std::vector<unsigned char> bytes(sizeof(V) * static_cast<std::size_t>(size));
-  check_mpi(MPI_Allgather(&value, static_cast<int>(sizeof(V)), MPI_BYTE, bytes.data(), static_cast<int>(sizeof(V)),
-                          MPI_BYTE, comm.raw()),
-            "MPI_Allgather");
-  std::vector<V> out(static_cast<std::size_t>(size));
-  std::memcpy(static_cast<void*>(out.data()), bytes.data(), bytes.size());
-  return out;
-}
-
 /// `op` folded over every element of `a` from `identity` (DistArray::reduce).
 template <class T, std::size_t N, class Op>
 [[nodiscard]] T reduce_array(const DistArray<T, N>& a, const T& identity, Op& op) {
   T partial = identity;
   a.for_each_owned([&](const Point<N>&, const T& x) { partial = op(partial, x); });
   T result = identity;
-  for (const T& x : allgather_value(a.domain().comm(), partial)) result = op(result, x);
+  for (const T& x : a.domain().comm().allgather(partial)) result = op(result, x);
   return result;
 }
 
@@ -72,7 +54,7 @@ template <class T, std::size_t N, class Better>
     if (!mine.has || better(x, mine.value) || (!better(mine.value, x) && p < mine.at)) mine = Partial{x, p, 1};
   });
   Partial best{T{}, Point<N>{}, 0};
-  for (const auto& q : allgather_value(a.domain().comm(), mine)) {
+  for (const auto& q : a.domain().comm().allgather(mine)) {
     if (!q.has) continue;
     if (!best.has || better(q.value, best.value) || (!better(best.value, q.value) && q.at < best.at)) best = q;
   }
@@ -84,43 +66,24 @@ template <class T, std::size_t N, class Better>
 /// rank c folds the outputs [c R / P, (c + 1) R / P) from every rank's contribution, then the
 /// folded slices are gathered on every rank.
 template <class T, class Op>
-[[nodiscard]] std::vector<T> fold_slices(const Communicator& communicator, std::vector<T> partial, const T& identity,
+[[nodiscard]] std::vector<T> fold_slices(const Communicator& comm, const std::vector<T>& partial, const T& identity,
                                          Op& op) {
-  const MPI_Comm comm = communicator.raw();
-  const int size = communicator.size(), rank = communicator.rank();
+  const int size = comm.size(), rank = comm.rank();
   const auto outputs = static_cast<index_t>(partial.size());
   const auto slice_begin = [&](int c) { return outputs * c / size; };
-  if (checked_mul(outputs, static_cast<index_t>(sizeof(T)), "DistArray::reduce_along") > INT_MAX)
-    fail(ErrorCode::overflow, "DistArray::reduce_along: ", outputs, " outputs do not fit in one MPI count of bytes");
-  std::vector<int> send_counts(static_cast<std::size_t>(size)), send_displs(static_cast<std::size_t>(size));
-  std::vector<int> recv_counts(static_cast<std::size_t>(size)), recv_displs(static_cast<std::size_t>(size));
-  const index_t mine = slice_begin(rank + 1) - slice_begin(rank);
-  for (int c = 0; c < size; ++c) {
-    const auto i = static_cast<std::size_t>(c);
-    send_displs[i] = static_cast<int>(slice_begin(c) * static_cast<index_t>(sizeof(T)));
-    send_counts[i] = static_cast<int>((slice_begin(c + 1) - slice_begin(c)) * static_cast<index_t>(sizeof(T)));
-    recv_displs[i] = static_cast<int>(mine * c * static_cast<index_t>(sizeof(T)));
-    recv_counts[i] = static_cast<int>(mine * static_cast<index_t>(sizeof(T)));
-  }
-  std::vector<T> received(static_cast<std::size_t>(mine * size));
-  check_mpi(MPI_Alltoallv(partial.data(), send_counts.data(), send_displs.data(), MPI_BYTE, received.data(),
-                          recv_counts.data(), recv_displs.data(), MPI_BYTE, comm),
-            "MPI_Alltoallv");
-  std::vector<T> folded(static_cast<std::size_t>(mine), identity);
+  if (outputs > INT_MAX)
+    fail(ErrorCode::overflow, "DistArray::reduce_along: ", outputs, " outputs do not fit in one MPI count");
+  std::vector<int> slice_counts(static_cast<std::size_t>(size));
+  for (int c = 0; c < size; ++c)
+    slice_counts[static_cast<std::size_t>(c)] = static_cast<int>(slice_begin(c + 1) - slice_begin(c));
+  // Slice c of every rank's partial to rank c: what arrives is this rank's slice from every rank,
+  // in rank order.
+  const std::vector<T> received = comm.alltoallv(std::span<const T>(partial), std::span<const int>(slice_counts));
+  const auto mine = static_cast<std::size_t>(slice_begin(rank + 1) - slice_begin(rank));
+  std::vector<T> folded(mine, identity);
   for (int q = 0; q < size; ++q)
-    for (index_t k = 0; k < mine; ++k) {
-      T& slot = folded[static_cast<std::size_t>(k)];
-      slot = op(slot, received[static_cast<std::size_t>(mine * q + k)]);
-    }
-  for (int c = 0; c < size; ++c) {
-    const auto i = static_cast<std::size_t>(c);
-    recv_displs[i] = send_displs[i];
-    recv_counts[i] = send_counts[i];
-  }
-  check_mpi(MPI_Allgatherv(folded.data(), static_cast<int>(mine * static_cast<index_t>(sizeof(T))), MPI_BYTE,
-                           partial.data(), recv_counts.data(), recv_displs.data(), MPI_BYTE, comm),
-            "MPI_Allgatherv");
-  return partial;
+    for (std::size_t k = 0; k < mine; ++k) folded[k] = op(folded[k], received[mine * static_cast<std::size_t>(q) + k]);
+  return comm.allgatherv(std::span<const T>(folded));  // the slices in rank order: every output in order
 }
 
 /// ZPL's partial reduction `op<< [axis]` (DistArray::reduce_along): one result per point of the
@@ -144,7 +107,7 @@ template <class T, std::size_t N, class Op>
     auto& slot = partial[static_cast<std::size_t>(k)];
     slot = op(slot, x);
   });
-  return fold_slices(a.domain().comm(), std::move(partial), identity, op);
+  return fold_slices(a.domain().comm(), partial, identity, op);
 }
 
 }  // namespace detail

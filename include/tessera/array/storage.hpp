@@ -252,12 +252,12 @@ class Storage {
   GhostSpec<N> ghosts_;
   StorageLayout<N> layout_;
   detail::ElementBytes element_;
-  detail::AlignedBytes buffer_;       // allocated rows: spare rows, the layout, spare rows
-  index_t origin_ = 0;                // elements from the buffer's start to the layout's offset 0
-  index_t slack_rows_ = 0;            // spare rows kept on each side at the last allocation
-  std::uint64_t reallocations_ = 0;   // allocations made by migrations
-  std::uint64_t generation_ = 0;      // commits so far
-  const Mover* watched_ = nullptr;    // see busy()
+  detail::AlignedBytes buffer_;      // allocated rows: spare rows, the layout, spare rows
+  index_t origin_ = 0;               // elements from the buffer's start to the layout's offset 0
+  index_t slack_rows_ = 0;           // spare rows kept on each side at the last allocation
+  std::uint64_t reallocations_ = 0;  // allocations made by migrations
+  std::uint64_t generation_ = 0;     // commits so far
+  const Mover* watched_ = nullptr;   // see busy()
   // Only between stage* and commit/discard:
   detail::AlignedBytes staged_;
   std::optional<StorageLayout<N>> staged_layout_;

@@ -7,12 +7,11 @@
 /// not once per element type; the array's members of those names give it a type and check the
 /// collective call. Included by dist_array.hpp.
 
-#include <mpi.h>
-
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "tessera/array/domain.hpp"
 #include "tessera/array/storage.hpp"
@@ -45,8 +44,9 @@ class RootSchedules {
     if (kept.schedule && kept.root == root && kept.distribution == dist) return kept.schedule;
     const auto root_dist = everything_on(dom, root);
     kept.schedule =
-        gather ? redistribution_schedule(dom.distribution(), ghosts, root_dist, no_ghosts<N>(), dom.rank(), &dom.cache())
-               : redistribution_schedule(root_dist, no_ghosts<N>(), dom.distribution(), ghosts, dom.rank(), &dom.cache());
+        gather
+            ? redistribution_schedule(dom.distribution(), ghosts, root_dist, no_ghosts<N>(), dom.rank(), &dom.cache())
+            : redistribution_schedule(root_dist, no_ghosts<N>(), dom.distribution(), ghosts, dom.rank(), &dom.cache());
     kept.root = root;
     kept.distribution = dist;
     return kept.schedule;
@@ -74,7 +74,7 @@ void check_root(const char* where, const Domain<N>& dom, int root) {
 template <std::size_t N>
 void check_image_size(const char* where, const char* argument, const Domain<N>& dom, int root, std::size_t elements) {
   std::int64_t given = static_cast<std::int64_t>(elements);
-  check_mpi(MPI_Bcast(&given, 1, MPI_INT64_T, root, dom.comm().raw()), "MPI_Bcast");
+  dom.comm().bcast(std::span<std::int64_t>(&given, 1), root);
   if (given != volume(dom.box()))
     fail_argument(where, argument, concat(given, " elements on root ", root),
                   concat("must hold the volume ", volume(dom.box()), " of the domain ", dom.box()));
@@ -96,17 +96,6 @@ void gather_image(const Domain<N>& dom, const Storage<N>& storage, RootSchedules
   const std::size_t whole = static_cast<std::size_t>(volume(dom.box())) * storage.element_size();
   dom.movers().run(dom.comm(), kept.get(dom, storage.ghosts(), root, true), storage.element_size(), whole,
                    storage.buffer(), image ? image : static_cast<void*>(empty_storage));
-}
-
-/// Collective: sends `bytes` from `data` on `root` to every rank.
-inline void broadcast_bytes(const Communicator& comm, void* data, std::size_t bytes, int root) {
-  // MPI counts are ints: send in chunks of at most 1 GiB.
-  constexpr std::size_t chunk = std::size_t{1} << 30;
-  auto* p = static_cast<unsigned char*>(data);
-  for (std::size_t done = 0; done < bytes; done += chunk) {
-    const std::size_t n = std::min(chunk, bytes - done);
-    check_mpi(MPI_Bcast(p + done, static_cast<int>(n), MPI_BYTE, root, comm.raw()), "MPI_Bcast");
-  }
 }
 
 }  // namespace tessera::detail
