@@ -159,9 +159,8 @@ void check_reductions(const Communicator& comm, const Distribution<N>& dist) {
   }
   const auto order = owned_in_fold_order(dist);
   const double xsum = documented_reduce(order, rounding<N>, 0.0, std::plus<>{});
-  const double xmax_abs = documented_reduce(order, rounding<N>, 0.0, [](double u, double v) {
-    return std::abs(u) < std::abs(v) ? v : u;
-  });
+  const double xmax_abs =
+      documented_reduce(order, rounding<N>, 0.0, [](double u, double v) { return std::abs(u) < std::abs(v) ? v : u; });
 
   const std::int64_t got_sum = a.sum();
   EXPECT_EQ(got_sum, sum);
@@ -280,19 +279,20 @@ std::vector<std::pair<std::string, Distribution<N>>> named_distributions(const B
   out.emplace_back("block-cyclic", Distribution<N>(box, grid, all(block_cyclic(2))));
   // Cuts that leave every odd coordinate empty (and the last one the rest).
   std::vector<index_t> cuts{box.lo[0]};
-  for (int c = 1; c < size; ++c)
-    cuts.push_back(c % 2 == 1 ? cuts.back() : box.lo[0] + extent(box, 0) * c / size);
+  for (int c = 1; c < size; ++c) cuts.push_back(c % 2 == 1 ? cuts.back() : box.lo[0] + extent(box, 0) * c / size);
   cuts.push_back(box.hi[0]);
   out.emplace_back("cut with empty parts", Distribution<N>(box, line_grid, along_0(cut(cuts))));
   std::vector<int> owners(static_cast<std::size_t>(extent(box, 0)));
-  for (std::size_t i = 0; i < owners.size(); ++i) owners[i] = static_cast<int>((i * 7 + i / 3) % static_cast<std::size_t>(size));
+  for (std::size_t i = 0; i < owners.size(); ++i)
+    owners[i] = static_cast<int>((i * 7 + i / 3) % static_cast<std::size_t>(size));
   out.emplace_back("irregular", Distribution<N>(box, line_grid, along_0(irregular(owners))));
   // Only every other rank, from the last one down, holds a grid position: the others are skeletons.
   std::vector<int> holders;
   for (int r = size - 1; r >= 0; r -= 2) holders.push_back(r);
   Point<N> few = Point<N>::filled(1);
   few[0] = static_cast<index_t>(holders.size());
-  out.emplace_back("skeleton ranks", Distribution<N>(box, ProcGrid<N>::from_ranks(size, few, holders), along_0(block())));
+  out.emplace_back("skeleton ranks",
+                   Distribution<N>(box, ProcGrid<N>::from_ranks(size, few, holders), along_0(block())));
   out.emplace_back("user-defined (Morton)",
                    Distribution<N>::user(std::make_shared<tessera_examples::MortonDistribution<N>>(box, size)));
   return out;
@@ -331,8 +331,8 @@ TEST(ArrayReduce, MatchesSerial3D) { random_cases<3>(20, 6); }
 
 TEST(ArrayReduce, ErrorsAreNamed) {
   Communicator comm(MPI_COMM_WORLD);
-  Domain<2> dom(comm, Distribution<2>(Box<2>({0, 0}, {3, 4}), ProcGrid<2>::automatic(comm.size(), {3, 4}),
-                                      {block(), block()}));
+  Domain<2> dom(
+      comm, Distribution<2>(Box<2>({0, 0}, {3, 4}), ProcGrid<2>::automatic(comm.size(), {3, 4}), {block(), block()}));
   DistArray<double, 2> a(dom);
   try {
     (void)a.reduce_along(2, 0.0, std::plus<>{});
