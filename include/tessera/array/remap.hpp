@@ -48,6 +48,7 @@
 #include "tessera/plan/index_schedule.hpp"
 #include "tessera/plan/motion_plan.hpp"
 #include "tessera/plan/schedules.hpp"
+#include "tessera/plan/storage_layout.hpp"
 
 namespace tessera {
 
@@ -144,12 +145,35 @@ template <class OwnerOf>
   return order;
 }
 
+/// Calls `visit(offset)` with the storage offset of every element `layout` owns, patch by patch in
+/// row-major order (the order of `DistArray::for_each_owned`), allocating nothing: a repeated
+/// remap hashes its index values this way.
+template <std::size_t N, class Visit>
+void for_each_owned_offset(const StorageLayout<N>& layout, Visit&& visit) {
+  for (const PatchLayout<N>& patch : layout.patches()) {
+    bool empty = false;
+    for (std::size_t d = 0; d < N; ++d) empty = empty || patch.axes[d].count == 0;
+    if (empty) continue;
+    std::array<index_t, N> at{};
+    for (bool more = true; more;) {
+      index_t offset = patch.offset;
+      for (std::size_t d = 0; d < N; ++d) offset += (patch.axes[d].ghost_lo + at[d]) * patch.strides[d];
+      visit(offset);
+      more = false;
+      for (std::size_t d = N; d-- > 0 && !more;) {
+        more = ++at[d] < patch.axes[d].count;
+        if (!more) at[d] = 0;
+      }
+    }
+  }
+}
+
 /// Storage offsets of the elements this rank owns, in `for_each_owned` order (arrays over equal
 /// distributions visit the same points in the same order, whatever their ghost layers).
 template <class T, std::size_t M>
 [[nodiscard]] std::vector<index_t> owned_offsets(const DistArray<T, M>& a) {
   std::vector<index_t> out;
-  a.for_each_owned([&](const Point<M>&, const T& x) { out.push_back(static_cast<index_t>(&x - a.data())); });
+  for_each_owned_offset(a.layout(), [&](index_t offset) { out.push_back(offset); });
   return out;
 }
 
@@ -170,7 +194,8 @@ template <std::size_t N, std::size_t M>
                                    static_cast<std::uint64_t>(comm.rank()));
   key = hash_combine(key, index.distribution().hash());
   for (std::uint64_t h : arrays) key = hash_combine(key, h);
-  index.for_each_owned([&](const Point<M>&, const Point<N>& p) { key = hash_combine(key, hash_value(p)); });
+  const Point<N>* values = index.data();
+  for_each_owned_offset(index.layout(), [&](index_t offset) { key = hash_combine(key, hash_value(values[offset])); });
   return key;
 }
 
