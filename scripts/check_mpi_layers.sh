@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The layering rule of docs/architecture.md: the exchange layer is the only one that calls MPI
 # (the io layer also keeps HDF5's own MPI-IO). Every other layer communicates through
-# tessera::Communicator. This fails, listing file:line, when an MPI call `MPI_Xxx(` appears in the
+# tessera::Communicator. This fails, listing file:line, when a call of an MPI function (MPI_ + name + "(") appears in the
 # code (not the comments or string literals) of the layers below. Types and constants
 # (MPI_Comm, MPI_COMM_WORLD) are fine: they are not calls.
 # Usage: scripts/check_mpi_layers.sh [repository root]   (ctest: layers.no_mpi_outside_exchange)
