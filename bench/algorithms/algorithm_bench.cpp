@@ -35,7 +35,7 @@
 #include "tessera/exchange/communicator.hpp"
 #include "tessera/exchange/fused_mover.hpp"
 #include "tessera/exchange/mover.hpp"
-#include "tessera/plan/schedules.hpp"
+#include "tessera/plan/schedule_builders.hpp"
 #include "tessera/plan/storage_layout.hpp"
 
 namespace {

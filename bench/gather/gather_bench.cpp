@@ -42,7 +42,7 @@
 #include "tessera/array/domain.hpp"
 #include "tessera/exchange/communicator.hpp"
 #include "tessera/exchange/mover.hpp"
-#include "tessera/plan/schedules.hpp"
+#include "tessera/plan/schedule_builders.hpp"
 
 namespace {
 
@@ -148,24 +148,19 @@ void check_global(const std::vector<double>& got, index_t n, const std::string& 
                 "): " + tessera::bench::exact(got[static_cast<std::size_t>(k)]));
 }
 
-/// Where gather_to and scatter_from spend their time: the same schedules (built as they build them:
-/// everything on the root, collapsed), a Mover made per call, and a Mover made once and run on
-/// preallocated arrays. The anchor runs untimed before each part. Prints on rank 0. Collective.
+/// Where gather_to and scatter_from spend their time: the same schedules (the ones they keep in the
+/// domain's cache: gather_schedule, scatter_schedule), a Mover made per call, and a Mover made once
+/// and run on preallocated arrays. The anchor runs untimed before each part. Prints on rank 0. Collective.
 void breakdown(const tessera::Communicator& world, tessera::DistArray<double, 2>& a, const SubarrayGatherv& anchor,
                const std::vector<double>& global, std::vector<double>& by_anchor, std::vector<double>& block,
                int reps) {
   const auto& dom = a.domain();
   const int rank = world.rank();
-  const tessera::Distribution<2> on_root(dom.box(),
-                                         tessera::ProcGrid<2>::from_ranks(world.size(), Point<2>::filled(1), {kRoot}),
-                                         {tessera::collapsed(), tessera::collapsed()});
-  const auto misses = dom.cache().misses();
-  const auto to_root = tessera::redistribution_schedule(dom.distribution(), a.ghosts(), on_root,
-                                                        tessera::no_ghosts<2>(), rank, &dom.cache());
-  const auto from_root = tessera::redistribution_schedule(on_root, tessera::no_ghosts<2>(), dom.distribution(),
-                                                          a.ghosts(), rank, &dom.cache());
+  const auto misses = dom.cache().stats().schedule_misses;
+  const auto to_root = tessera::gather_schedule(dom.distribution(), a.ghosts(), kRoot, rank, &dom.cache());
+  const auto from_root = tessera::scatter_schedule(dom.distribution(), a.ghosts(), kRoot, rank, &dom.cache());
   // Cache hits prove these are the schedules gather_to and scatter_from ran.
-  const bool same = dom.cache().misses() == misses;
+  const bool same = dom.cache().stats().schedule_misses == misses;
   const MPI_Comm comm = world.raw();
   const auto gather_first = [&] { anchor.gather(a.data(), by_anchor.data()); };
   const auto scatter_first = [&] { anchor.scatter(global.data(), block.data()); };

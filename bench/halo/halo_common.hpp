@@ -19,7 +19,7 @@
 #include "support/bench_records.hpp"
 #include "tessera/exchange/communicator.hpp"
 #include "tessera/exchange/mover.hpp"
-#include "tessera/plan/schedules.hpp"
+#include "tessera/plan/schedule_builders.hpp"
 #include "tessera/plan/storage_layout.hpp"
 
 namespace tessera::bench::halo {

@@ -1,5 +1,5 @@
 // Plan and cache: what a schedule costs when it is built (a cache miss: plan the copies of one rank,
-// then compile them against its storage layouts) and when it is found in a ScheduleCache (every
+// then compile them against its storage layouts) and when it is found in an ExchangeCache (every
 // later halo fill, redistribution or transpose of the same arrays). Both are timed through the
 // calls the array layer makes (halo_schedule, redistribution_schedule, section_move_schedule), so a
 // cache hit includes building the key.
@@ -19,8 +19,8 @@
 #include <memory>
 #include <string>
 
-#include "tessera/plan/schedule_cache.hpp"
-#include "tessera/plan/schedules.hpp"
+#include "tessera/plan/exchange_cache.hpp"
+#include "tessera/plan/schedule_builders.hpp"
 
 namespace {
 
@@ -58,14 +58,14 @@ void count_peers(benchmark::State& state, const tessera::Schedule& s) {
 /// first, every timed call is a hit.
 template <class Make>
 void schedule_bench(benchmark::State& state, bool hit, Make make) {
-  tessera::ScheduleCache cache;
-  tessera::ScheduleCache* use = hit ? &cache : nullptr;
+  tessera::ExchangeCache cache;
+  tessera::ExchangeCache* use = hit ? &cache : nullptr;
   const auto first = make(use);
   for (auto _ : state) {
     auto s = make(use);
     benchmark::DoNotOptimize(s.get());
   }
-  if (hit && cache.misses() != 1) state.SkipWithError("the cache missed after it was filled");
+  if (hit && cache.stats().schedule_misses != 1) state.SkipWithError("the cache missed after it was filled");
   if (!hit) count_peers(state, *first);  // a property of the case: once is enough
 }
 
@@ -74,12 +74,12 @@ void halo(benchmark::State& state, Distribution<N> dist, int rank, bool hit) {
   tessera::Periodicity<N> periodic{};
   periodic.fill(true);
   const auto g = tessera::ghosts<N>(1).faces_only().periodic_along(periodic);
-  schedule_bench(state, hit, [&](tessera::ScheduleCache* c) { return tessera::halo_schedule(dist, g, rank, c); });
+  schedule_bench(state, hit, [&](tessera::ExchangeCache* c) { return tessera::halo_schedule(dist, g, rank, c); });
 }
 
 void redistribute(benchmark::State& state, Distribution<2> from, Distribution<2> to, int rank, bool hit) {
   const auto none = tessera::no_ghosts<2>();
-  schedule_bench(state, hit, [&](tessera::ScheduleCache* c) {
+  schedule_bench(state, hit, [&](tessera::ExchangeCache* c) {
     return tessera::redistribution_schedule(from, none, to, none, rank, c);
   });
 }
@@ -91,7 +91,7 @@ void transpose(benchmark::State& state, int ranks, index_t n, bool hit) {
   auto perm = tessera::MotionPlan<N>::identity();
   std::swap(perm[0], perm[1]);
   const auto none = tessera::no_ghosts<N>();
-  schedule_bench(state, hit, [&](tessera::ScheduleCache* c) {
+  schedule_bench(state, hit, [&](tessera::ExchangeCache* c) {
     return tessera::section_move_schedule(src, none, src.domain(), dst, none, dst.domain(), perm, 0, c);
   });
 }

@@ -29,7 +29,7 @@
 #include "support/bench_timing.hpp"
 #include "tessera/exchange/communicator.hpp"
 #include "tessera/exchange/mover.hpp"
-#include "tessera/plan/schedules.hpp"
+#include "tessera/plan/schedule_builders.hpp"
 #include "tessera/plan/storage_layout.hpp"
 
 #ifdef TESSERA_BENCH_HAVE_SCALAPACK

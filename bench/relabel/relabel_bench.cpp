@@ -27,7 +27,7 @@
 #include "tessera/exchange/mover.hpp"
 #include "tessera/layout/distribution.hpp"
 #include "tessera/plan/relabel.hpp"
-#include "tessera/plan/schedules.hpp"
+#include "tessera/plan/schedule_builders.hpp"
 #include "tessera/plan/storage_layout.hpp"
 
 namespace {

@@ -20,7 +20,7 @@
 #include "support/bench_timing.hpp"
 #include "tessera/array/dist_array.hpp"
 #include "tessera/exchange/mover.hpp"
-#include "tessera/plan/schedules.hpp"
+#include "tessera/plan/schedule_builders.hpp"
 
 namespace tessera::bench {
 
@@ -115,8 +115,8 @@ void transpose_breakdown(const Communicator& world, DistArray<double, N>& a, Dis
   const int rank = world.rank();
   const Box<N>& sb = a.domain().box();
   const Box<N>& db = at.domain().box();
-  ScheduleCache& cache = at.domain().cache();
-  const auto lookup = [&](ScheduleCache* c) {
+  ExchangeCache& cache = at.domain().cache();
+  const auto lookup = [&](ExchangeCache* c) {
     return section_move_schedule(a.distribution(), a.ghosts(), sb, at.distribution(), at.ghosts(), db, perm, rank, c);
   };
   const auto schedule = lookup(&cache);

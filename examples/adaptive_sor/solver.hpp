@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <numbers>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,7 @@ struct RunResult {
   std::uint64_t reallocations = 0;  // summed over ranks and arrays
   std::vector<IterationRecord> iterations;
   std::vector<double> solution;     // gathered on rank 0 (row-major n x n)
+  std::string cache;                // the domain's exchange cache at the end, on this rank (stats line)
 };
 
 /// h² f at interior point (i, j), with f such that u = sin(πx) sin(πy) solves -Δu = f.
@@ -150,6 +152,9 @@ RunResult run(const tessera::Communicator& comm, const Problem& pb, const std::s
       }
   out.reallocations = static_cast<std::uint64_t>(comm.sum(static_cast<double>(u.reallocations() + f.reallocations())));
   out.solution = u.gather_to(0);
+  std::ostringstream cache;
+  cache << dom.cache().stats();
+  out.cache = cache.str();
   return out;
 }
 

@@ -17,7 +17,7 @@
 #include "tessera/layout/proc_grid.hpp"
 #include "tessera/layout/user_distribution.hpp"
 #include "tessera/plan/relabel.hpp"
-#include "tessera/plan/schedules.hpp"
+#include "tessera/plan/schedule_builders.hpp"
 #include "tessera/exchange/communicator.hpp"
 #include "tessera/exchange/mover.hpp"
 #include "tessera/array/domain.hpp"

@@ -102,7 +102,7 @@ tessera_status tessera_step_migrate(tessera_domain domain, tessera_step step, do
           if (!(dom.distribution() == plan.from))
             fail_c(TESSERA_ERR_CALL_ORDER, "argument 'step' was planned from ", plan.from,
                    " but the domain is now distributed ", dom.distribution(), ": plan the step again");
-          const double t = tessera::migrate(dom, plan);
+          const double t = tessera::migrate_step(dom, plan);
           if (seconds) *seconds = t;
         },
         d->domain);

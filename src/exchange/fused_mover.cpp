@@ -37,25 +37,19 @@ void FusedMover::wait() { method_->wait(); }
 bool FusedMover::test() { return method_->test(); }
 bool FusedMover::in_flight() const noexcept { return method_->in_flight(); }
 const Schedule& FusedMover::schedule() const noexcept { return method_->schedule(); }
-const std::shared_ptr<const Schedule>& FusedMover::schedule_ptr() const noexcept { return method_->schedule_ptr(); }
 const MoverStats& FusedMover::stats() const noexcept { return method_->stats(); }
 
-FusedMover* FusedMoverCache::find_or_make(const Communicator& comm, const std::shared_ptr<const Schedule>& schedule,
-                                          std::span<const std::size_t> element_sizes) {
-  for (Entry& e : entries_)
-    if (e.schedule == schedule &&
-        std::equal(e.element_sizes.begin(), e.element_sizes.end(), element_sizes.begin(), element_sizes.end()))
-      return e.mover.get();
+std::unique_ptr<FusedMover> make_fused_mover_if_small(const Communicator& comm, std::shared_ptr<const Schedule> schedule,
+                                                      std::span<const std::size_t> element_sizes) {
+  if (!schedule) fail_argument("make_fused_mover_if_small", "schedule", "null", "must point to a compiled schedule");
   std::size_t bytes_per_element = 0;
   for (std::size_t es : element_sizes) bytes_per_element += es;
   index_t largest = 0;
   for (const auto& p : schedule->sends) largest = std::max(largest, p.elements);
   const double mine = static_cast<double>(largest) * static_cast<double>(bytes_per_element);
-  Entry e{schedule, std::vector<std::size_t>(element_sizes.begin(), element_sizes.end()), nullptr};
-  if (comm.max(mine) <= static_cast<double>(kMaxFusedMessageBytes))
-    e.mover = std::make_unique<FusedMover>(comm, schedule, e.element_sizes);
-  entries_.push_back(std::move(e));
-  return entries_.back().mover.get();
+  if (comm.max(mine) > static_cast<double>(kMaxFusedMessageBytes)) return nullptr;
+  return std::make_unique<FusedMover>(comm, std::move(schedule),
+                                      std::vector<std::size_t>(element_sizes.begin(), element_sizes.end()));
 }
 
 }  // namespace tessera

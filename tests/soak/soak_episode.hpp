@@ -161,7 +161,7 @@ class Episode {
     std::vector<double> weights(static_cast<std::size_t>(dist.grid().size()));
     for (double& x : weights) x = 0.1 + 3.9 * draw_fraction(c_.rng);
     const StepPlan<N> plan = plan_step(*dom_, cut_target(dist, weights), any_delta());
-    if (plan.moves_anything()) (void)migrate(*dom_, plan);
+    if (plan.moves_anything()) (void)migrate_step(*dom_, plan);
   }
 
   // Balancer::step over a remap interval, with per-rank times from shared random slowdowns.

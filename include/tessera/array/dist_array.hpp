@@ -40,9 +40,10 @@
 #include "tessera/array/whole_array.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/exchange/communicator.hpp"
+#include "tessera/exchange/kept_mover.hpp"
 #include "tessera/exchange/mover.hpp"
 #include "tessera/plan/combine_op.hpp"
-#include "tessera/plan/schedules.hpp"
+#include "tessera/plan/schedule_builders.hpp"
 
 namespace tessera {
 
@@ -113,6 +114,15 @@ class DistArray final {
     domain_.attach(&storage_);
   }
   ~DistArray() {
+    // A ghost update still in flight (an exception between begin and end, say) is completed
+    // before the storage goes: its mover outlives the array in the domain's cache.
+    if (ghost_update_) {
+      try {
+        ghost_update_->wait();
+      } catch (...) {  // a destructor must not throw; the failure was or will be reported elsewhere
+      }
+      storage_.watch(nullptr);
+    }
     if (live_) domain_.detach(&storage_);
   }
   DistArray(const DistArray&) = delete;
@@ -123,11 +133,7 @@ class DistArray final {
   DistArray(DistArray&& other) noexcept
       : domain_(other.domain_),
         storage_(std::move(other.storage_)),
-        halo_(std::move(other.halo_)),
-        accumulate_(std::move(other.accumulate_)),
-        accumulate_op_(other.accumulate_op_),
-        root_schedules_(std::move(other.root_schedules_)),
-        movers_generation_(other.movers_generation_) {
+        ghost_update_(std::move(other.ghost_update_)) {
     other.live_ = false;
     domain_.replace(&other.storage_, &storage_);
   }
@@ -219,8 +225,9 @@ class DistArray final {
   // --- ghosts -----------------------------------------------------------------------------------
 
   /// Collective: fills every ghost layer from the owners of those indices (across empty ranks,
-  /// wrapping around periodic dimensions). The schedule is built once per distribution and cached
-  /// in the domain; after the first call nothing allocates.
+  /// wrapping around periodic dimensions). The schedule and the mover are made once per
+  /// distribution, ghost spec and element type and kept in the domain's cache (`Domain::cache()`);
+  /// after the first call nothing allocates.
   void update_ghosts() {
     const auto checked = check_call("DistArray::update_ghosts");
     begin_update_ghosts();
@@ -231,26 +238,40 @@ class DistArray final {
   /// written; ghosts must not be touched.
   void begin_update_ghosts() {
     const auto checked = check_call("DistArray::begin_update_ghosts");
-    if (halo_ && halo_->in_flight())
+    if (ghost_update_)
       fail(ErrorCode::invalid_argument, "DistArray::begin_update_ghosts: a ghost update is already in flight");
-    drop_stale_movers();
-    if (!halo_) {
-      const Domain<N>& dom = domain_;
-      halo_ = std::make_unique<Mover>(dom.comm(), halo_schedule(dom.distribution(), ghosts(), dom.rank(), &dom.cache()),
-                                      sizeof(T));
-      storage_.watch(halo_.get());  // the domain refuses to move the storage while it is in flight
+    const Domain<N>& dom = domain_;
+    const Distribution<N>& dist = dom.distribution();
+    // Two arrays of one type and ghost spec in flight at once get two movers (the cache's slots).
+    auto mover = detail::kept_mover(dom.cache(), dom.comm(), halo_schedule_key(dist, ghosts(), dom.rank()),
+                                    {dist.hash()}, sizeof(T), nullptr, halo_charge(dist.domain(), ghosts(), sizeof(T)),
+                                    [&] { return halo_schedule(dist, ghosts(), dom.rank(), &dom.cache()); });
+    try {
+      mover->start(storage_.buffer(), storage_.buffer());
+    } catch (...) {
+      dom.cache().discard(mover.get());
+      throw;
     }
-    halo_->start(storage_.buffer(), storage_.buffer());
+    storage_.watch(mover.get());  // the domain refuses to move the storage while it is in flight
+    ghost_update_ = std::move(mover);
   }
   /// Collective: completes the update `begin_update_ghosts` started.
   void end_update_ghosts() {
     const auto checked = check_call("DistArray::end_update_ghosts");
-    if (!halo_ || !halo_->in_flight())
+    if (!ghost_update_)
       fail(ErrorCode::invalid_argument, "DistArray::end_update_ghosts: no ghost update is in flight");
-    halo_->wait();
+    // Released whatever happens: a mover that failed here leaves the cache (never started again).
+    auto mover = std::move(ghost_update_);
+    storage_.watch(nullptr);
+    try {
+      mover->wait();
+    } catch (...) {
+      domain_.cache().discard(mover.get());
+      throw;
+    }
   }
   /// True while a ghost update started by `begin_update_ghosts` is not yet completed.
-  [[nodiscard]] bool ghost_update_in_flight() const noexcept { return halo_ && halo_->in_flight(); }
+  [[nodiscard]] bool ghost_update_in_flight() const noexcept { return static_cast<bool>(ghost_update_); }
 
   /// Collective: the reverse of `update_ghosts` — every ghost element is combined with `op` into
   /// the element it mirrors (e.g. particle deposits summed into their owners). Ghosts keep their
@@ -259,16 +280,15 @@ class DistArray final {
     const auto checked = check_call("DistArray::accumulate_ghosts", op);
     if (ghost_update_in_flight())
       fail(ErrorCode::invalid_argument, "DistArray::accumulate_ghosts: a ghost update is in flight");
-    drop_stale_movers();
-    if (!accumulate_ || accumulate_op_ != op) {
-      const CombineFn fn = combine_function<T>(op);
-      const Domain<N>& dom = domain_;
-      accumulate_.reset();
-      accumulate_ = std::make_unique<Mover>(
-          dom.comm(), halo_schedule(dom.distribution(), ghosts(), dom.rank(), &dom.cache(), true, op), sizeof(T), fn);
-      accumulate_op_ = op;
-    }
-    accumulate_->run(storage_.buffer(), storage_.buffer());
+    // The combine function is part of the key: `add` on double and on int64_t (both 8 bytes) are
+    // different movers.
+    const CombineFn fn = combine_function<T>(op);
+    const Domain<N>& dom = domain_;
+    const Distribution<N>& dist = dom.distribution();
+    detail::run_kept(dom.cache(), dom.comm(), halo_schedule_key(dist, ghosts(), dom.rank(), true, op), {dist.hash()},
+                     sizeof(T), fn, halo_charge(dist.domain(), ghosts(), sizeof(T)),
+                     [&] { return halo_schedule(dist, ghosts(), dom.rank(), &dom.cache(), true, op); },
+                     storage_.buffer(), storage_.buffer());
   }
 
   // --- whole-array I/O --------------------------------------------------------------------------
@@ -283,7 +303,7 @@ class DistArray final {
     const auto checked = check_call(where, root);
     detail::check_root(where, domain_, root);
     detail::check_image_size(where, "global_row_major", domain_, root, global_row_major.size());
-    detail::scatter_image(domain_, storage_, root_schedules_, root,
+    detail::scatter_image(domain_, storage_, root,
                           domain_.rank() == root ? global_row_major.data() : nullptr);
   }
 
@@ -291,7 +311,7 @@ class DistArray final {
   /// `root`, which must hold exactly the box's volume; other ranks may pass an empty span (theirs
   /// is not touched). The form to call repeatedly: with the same root and distribution, a call
   /// after the first allocates nothing (the schedule and the mover are kept, see
-  /// `Domain::movers()`), and `out` is written once, not zero-filled first.
+  /// `Domain::cache()`), and `out` is written once, not zero-filled first.
   /// \code
   ///   std::vector<double> all(world.rank() == 0 ? volume(u.domain().box()) : 0);
   ///   for (int step = 0; step < steps; ++step) {
@@ -308,7 +328,7 @@ class DistArray final {
     const auto checked = check_call("DistArray::gather_to(root, out)", root);
     detail::check_root(where, domain_, root);
     detail::check_image_size(where, "out", domain_, root, out.size());
-    detail::gather_image(domain_, storage_, root_schedules_, root, domain_.rank() == root ? out.data() : nullptr);
+    detail::gather_image(domain_, storage_, root, domain_.rank() == root ? out.data() : nullptr);
   }
 
   /// Collective: the whole array in row-major order of the domain box on `root`; an empty vector
@@ -319,7 +339,7 @@ class DistArray final {
     const auto checked = check_call("DistArray::gather_to", root);
     detail::check_root("DistArray::gather_to", domain_, root);
     std::vector<T> out(domain_.rank() == root ? static_cast<std::size_t>(volume(domain_.box())) : 0);
-    detail::gather_image(domain_, storage_, root_schedules_, root, out.empty() ? nullptr : out.data());
+    detail::gather_image(domain_, storage_, root, out.empty() ? nullptr : out.data());
     return out;
   }
 
@@ -384,16 +404,6 @@ class DistArray final {
   }
 
  private:
-  // The movers are bound to the layout they were built for: once the domain has moved the
-  // storage to another one, drop them (they are rebuilt, from the schedule cache, when next used).
-  void drop_stale_movers() noexcept {
-    if (movers_generation_ == storage_.generation()) return;
-    storage_.watch(nullptr);
-    halo_.reset();
-    accumulate_.reset();
-    movers_generation_ = storage_.generation();
-  }
-
   // Checked mode (exchange/collective_check.hpp): the operation, which array of the domain this is,
   // its distribution, ghosts and element size, and `args` must be the same on every rank.
   template <class... Args>
@@ -467,13 +477,10 @@ class DistArray final {
 
   Domain<N> domain_;
   Storage<N> storage_;  // registered with the domain, which moves it on redistribute/migrate
-  // Declared after the storage so that they are destroyed first: a mover in flight completes in
-  // its destructor and must still find the buffer it writes into.
-  std::unique_ptr<Mover> halo_;
-  std::unique_ptr<Mover> accumulate_;
-  CombineOp accumulate_op_ = CombineOp::add;
-  mutable detail::RootSchedules<N> root_schedules_;  // of gather_to and scatter_from
-  std::uint64_t movers_generation_ = 0;  // storage generation halo_ and accumulate_ were built for
+  // The mover of the ghost update in flight (empty otherwise), kept in the domain's cache (or
+  // owned here if the cache would not keep it). Movers are found in the cache per call, by the
+  // current distribution: nothing here goes stale when the domain moves the storage.
+  ExecutorHandle<Mover> ghost_update_;
   bool live_ = true;
 };
 

@@ -10,7 +10,7 @@
 ///   dom.redistribute(tessera::Distribution<2>(box, grid, {tessera::cut(rows), tessera::block()}),
 ///                    tessera::Redistribution::preserve);   // u and mask follow, values kept
 /// \endcode
-/// A `Domain` is a handle: copies share one state (communicator, distribution, schedule cache and
+/// A `Domain` is a handle: copies share one state (communicator, distribution, exchange cache and
 /// the registry of arrays). The `Communicator` is not owned: it must outlive every copy of the
 /// domain and every array declared over it.
 ///
@@ -26,17 +26,15 @@
 #include <utility>
 #include <vector>
 
-#include "tessera/array/mover_cache.hpp"
 #include "tessera/array/storage.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/exchange/collective_check.hpp"
 #include "tessera/exchange/communicator.hpp"
-#include "tessera/exchange/fused_mover.hpp"
 #include "tessera/exchange/mover.hpp"
 #include "tessera/layout/distribution.hpp"
+#include "tessera/plan/exchange_cache.hpp"
 #include "tessera/plan/ghost_spec.hpp"
-#include "tessera/plan/schedule_cache.hpp"
-#include "tessera/plan/schedules.hpp"
+#include "tessera/plan/schedule_builders.hpp"
 #include "tessera/plan/storage_layout.hpp"
 
 namespace tessera {
@@ -61,7 +59,7 @@ template <class T, std::size_t N>
 class DistArray;
 
 
-/// A global box, its distribution over a communicator, a schedule cache, and the arrays declared
+/// A global box, its distribution over a communicator, an exchange cache, and the arrays declared
 /// over it. Cheap to copy: copies share one state.
 template <std::size_t N>
   requires(N >= 1)
@@ -85,14 +83,12 @@ class Domain {
   [[nodiscard]] const Box<N>& box() const noexcept { return state_->dist.domain(); }
   /// The current distribution.
   [[nodiscard]] const Distribution<N>& distribution() const noexcept { return state_->dist; }
-  /// The schedules of this domain's arrays (halo fills, redistributions, gathers), shared by
-  /// arrays with equal ghost specs; entries of a retired distribution are dropped.
-  [[nodiscard]] ScheduleCache& cache() const noexcept { return state_->cache; }
-  /// The movers the one-shot remaps over this domain keep between calls (see mover_cache.hpp).
-  [[nodiscard]] MoverCache& movers() const noexcept { return state_->movers; }
-  /// The fused movers of `update_ghosts(u, v, ...)` over this domain (fused_mover.hpp); cleared
-  /// when the distribution changes.
-  [[nodiscard]] FusedMoverCache& fused_movers() const noexcept { return state_->fused; }
+  /// The one cache of the domain (plan/exchange_cache.hpp): the schedules of its arrays' movements
+  /// (ghost fills, remaps into it, gathers, redistributions) and the movers that run them, shared
+  /// by arrays with equal ghost specs and element types, bounded (`set_limits`, alike on every
+  /// rank) and rid of a distribution's entries when the domain leaves it. `cache().stats()` counts
+  /// its hits and misses.
+  [[nodiscard]] ExchangeCache& cache() const noexcept { return state_->cache; }
   /// Bytes one element of every array over this domain takes together (what a migration moves
   /// per element that changes owner).
   [[nodiscard]] std::size_t bytes_per_element() const noexcept {
@@ -207,9 +203,7 @@ class Domain {
     State(const Communicator& c, const Distribution<N>& d) : comm(&c), dist(d) {}
     const Communicator* comm;
     Distribution<N> dist;
-    ScheduleCache cache;
-    MoverCache movers;  // after `cache`: its movers hold schedules, so it goes first
-    FusedMoverCache fused;  // update_ghosts(u, v, ...); cleared when the distribution changes
+    ExchangeCache cache;
     double spare_fraction = 0.25;
     std::vector<Storage<N>*> arrays;  // in declaration order: the order movers take tags
   };
@@ -268,12 +262,9 @@ class Domain {
     }
     for (Relayout& r : plan) r.storage->commit(migration);
     const Distribution<N> from = std::exchange(s.dist, to);
-    // Schedules of the retired distribution can never be asked for again (unless it comes back,
-    // and then they are rebuilt); equal distributions keep theirs.
-    if (!(from == to)) {
-      s.cache.invalidate(from.hash());
-      s.fused.clear();
-    }
+    // Schedules and movers of the retired distribution can never be asked for again (unless it
+    // comes back, and then they are rebuilt); equal distributions keep theirs.
+    if (!(from == to)) s.cache.invalidate(from.hash());
   }
 
   void attach(Storage<N>* a) const { state_->arrays.push_back(a); }

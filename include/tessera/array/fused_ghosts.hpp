@@ -9,8 +9,9 @@
 /// \endcode
 /// Whether the arrays travel fused or each with its own mover (started together, then completed
 /// together) is decided once per (distribution, ghost spec, element sizes), the same on every rank:
-/// fused while the largest fused message is at most `FusedMoverCache::kMaxFusedMessageBytes`
-/// (fused_mover.hpp; docs/engine.md, "Fusing several arrays", has the measurements).
+/// fused while the largest fused message is at most `kMaxFusedMessageBytes` (fused_mover.hpp;
+/// docs/engine.md, "Fusing several arrays", has the measurements). The decision and the fused
+/// mover are kept in the domain's exchange cache; they go when the distribution is retired.
 
 #include <array>
 #include <cstddef>
@@ -20,7 +21,8 @@
 #include "tessera/core/error.hpp"
 #include "tessera/exchange/collective_check.hpp"
 #include "tessera/exchange/fused_mover.hpp"
-#include "tessera/plan/schedules.hpp"
+#include "tessera/plan/exchange_cache.hpp"
+#include "tessera/plan/schedule_builders.hpp"
 
 namespace tessera {
 
@@ -55,14 +57,26 @@ requires(N >= 1) void update_ghosts(DistArray<T0, N>& first, DistArray<Ts, N>&..
   if constexpr (count == 1) {
     first.update_ghosts();
   } else {
-    const auto schedule = halo_schedule(dom.distribution(), first.ghosts(), dom.rank(), &dom.cache());
-    if (FusedMover* fused = dom.fused_movers().find_or_make(dom.comm(), schedule, sizes)) {
+    const Distribution<N>& dist = dom.distribution();
+    const GhostSpec<N>& g = first.ghosts();
+    std::size_t bytes_per_element = 0;
+    for (std::size_t es : sizes) bytes_per_element += es;
+    const ExecutorKey key(halo_schedule_key(dist, g, dom.rank()), sizes);
+    auto fused = dom.cache().template executor<FusedMover>(key, {dist.hash()}, halo_charge(dist.domain(), g, bytes_per_element), [&] {
+      return make_fused_mover_if_small(dom.comm(), halo_schedule(dist, g, dom.rank(), &dom.cache()), sizes);
+    });
+    if (fused) {
       const auto at = [](auto& a) -> void* {
         return a.data() != nullptr ? static_cast<void*>(a.data()) : static_cast<void*>(detail::empty_storage);
       };
       const std::array<void*, count> dst{at(first), at(rest)...};
       const std::array<const void*, count> src{at(first), at(rest)...};
-      fused->run(src, dst);
+      try {
+        fused->run(src, dst);
+      } catch (...) {
+        dom.cache().discard(fused.get());
+        throw;
+      }
     } else {
       first.begin_update_ghosts();
       (rest.begin_update_ghosts(), ...);

@@ -15,15 +15,15 @@
 /// the same `Communicator` object). Arguments are checked identically on every rank before anything
 /// moves, and a bad argument throws the same `Error` on every rank with nothing written.
 ///
-/// Regular remaps (`copy`, `copy_section`, `transpose`) compile a section-move schedule, cached in
-/// the destination domain's schedule cache, and run it through a `Mover` kept in that domain's
-/// mover cache (`Domain::movers()`, mover_cache.hpp): after the first call with the same arrays,
-/// a remap allocates nothing and reuses its buffers. Index-array remaps (`gather`, `scatter`) are
-/// irregular and follow PARTI's inspector/executor idea: the inspector exchanges the requested
-/// points with their owners once and builds a `Schedule` of element offsets
-/// (plan/index_schedule.hpp); the executor is a `Mover` like every other movement. The inspected
-/// plan is kept (index_plan_cache.hpp), so a repeated call with unchanged index values and
-/// distributions only hashes its index values, agrees in one small allreduce, and runs the mover.
+/// Regular remaps (`copy`, `copy_section`, `transpose`) compile a section-move schedule and run it
+/// through a `Mover`, both kept in the destination domain's exchange cache (`Domain::cache()`):
+/// after the first call with the same arrays, a remap is one lookup, allocates nothing and reuses
+/// the mover's buffers. Index-array remaps (`gather`, `scatter`) are irregular and follow PARTI's
+/// inspector/executor idea: the inspector exchanges the requested points with their owners once
+/// and builds a `Schedule` of element offsets (plan/index_schedule.hpp); the executor is a `Mover`
+/// like every other movement. Plan and mover are kept together in the same cache, so a repeated
+/// call with unchanged index values and distributions only hashes its index values, agrees on the
+/// key in one small allreduce, and runs the mover.
 
 #include <algorithm>
 #include <array>
@@ -34,20 +34,22 @@
 #include <memory>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
 #include "tessera/array/dist_array.hpp"
 #include "tessera/array/domain.hpp"
-#include "tessera/array/index_plan_cache.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/exchange/collective_check.hpp"
 #include "tessera/exchange/communicator.hpp"
+#include "tessera/exchange/kept_mover.hpp"
 #include "tessera/exchange/mover.hpp"
 #include "tessera/plan/combine_op.hpp"
 #include "tessera/plan/index_schedule.hpp"
+#include "tessera/plan/exchange_cache.hpp"
 #include "tessera/plan/motion_plan.hpp"
-#include "tessera/plan/schedules.hpp"
+#include "tessera/plan/schedule_builders.hpp"
 #include "tessera/plan/storage_layout.hpp"
 
 namespace tessera {
@@ -90,16 +92,26 @@ void move_section(const DistArray<T, N>& src, const Box<N>& src_box, DistArray<T
                   const typename MotionPlan<N>::Permutation& perm) {
   if (src_box.empty()) return;  // every rank sees the same boxes: nobody communicates
   const Domain<N>& dom = dst.domain();
-  auto schedule = section_move_schedule(src.distribution(), src.ghosts(), src_box, dst.distribution(), dst.ghosts(),
-                                        dst_box, perm, dom.rank(), &dom.cache());
-  // The mover is kept in the destination domain's mover cache: a repeated remap reuses its
-  // buffers and datatypes and allocates nothing (mover_cache.hpp).
-  const auto charge = static_cast<std::size_t>(volume(src_box)) * sizeof(T);
+  const Distribution<N>& from = src.distribution();
+  const Distribution<N>& to = dst.distribution();
+  const int rank = dom.rank();
+  // Schedule and mover are kept in the destination domain's cache: a repeated remap reuses the
+  // mover's buffers and datatypes and allocates nothing. Charged the bytes of the moved section.
+  const auto run = [&](const void* from_bytes) {
+    run_kept(dom.cache(), dom.comm(),
+             section_move_schedule_key(from, src.ghosts(), src_box, to, dst.ghosts(), dst_box, perm, rank),
+             {from.hash(), to.hash()}, sizeof(T), nullptr, static_cast<std::size_t>(volume(src_box)) * sizeof(T),
+             [&] {
+               return section_move_schedule(from, src.ghosts(), src_box, to, dst.ghosts(), dst_box, perm, rank,
+                                            &dom.cache());
+             },
+             from_bytes, bytes_of(dst.data()));
+  };
   if (static_cast<const void*>(&src) == static_cast<const void*>(&dst)) {
     const std::vector<T> staged(src.storage().begin(), src.storage().end());
-    dom.movers().run(dom.comm(), schedule, sizeof(T), charge, bytes_of(staged.data()), bytes_of(dst.data()));
+    run(bytes_of(staged.data()));
   } else {
-    dom.movers().run(dom.comm(), schedule, sizeof(T), charge, bytes_of(src.data()), bytes_of(dst.data()));
+    run(bytes_of(src.data()));
   }
 }
 
@@ -183,8 +195,8 @@ template <class T, std::size_t N>
   return static_cast<index_t>(&a.at(p) - a.data());
 }
 
-/// This rank's key for the plan cache (index_plan_cache.hpp): everything its part of the plan of
-/// an index remap depends on besides the other ranks' index values. `kind` tells gather from
+/// This rank's part of the key of an index remap (see `kept_index_remap`): everything its part of
+/// the plan depends on besides the other ranks' index values. `kind` tells gather from
 /// scatter; `arrays` names the (distribution, ghosts) of the arrays whose offsets the plan holds.
 template <std::size_t N, std::size_t M>
 [[nodiscard]] std::uint64_t index_plan_key(std::uint64_t kind, const DistArray<Point<N>, M>& index,
@@ -228,6 +240,17 @@ template <class T, std::size_t N, std::size_t M>
   }
   return out;
 }
+
+/// What the inspection of one index remap leaves on a rank.
+struct IndexPlan {
+  /// gather: src storage -> dst storage; scatter: values storage -> the staging buffer.
+  std::shared_ptr<const Schedule> schedule;
+  /// scatter: the dst offsets the staged elements are applied to, staged element k onto the k-th
+  /// offset these runs enumerate (the staging order is the order of application).
+  std::vector<Section1> apply;
+  /// scatter: elements staged on this rank.
+  index_t staged = 0;
+};
 
 /// Inspector of `gather`: the schedule that sends each owner's `src` elements straight into the
 /// `dst` offsets of the ranks that asked for them (one all-to-all of the requested points).
@@ -287,15 +310,51 @@ template <class T, std::size_t N, std::size_t M>
   return plan;
 }
 
-/// The plan every rank reuses for this call, or the one a new inspection (`inspect()`, collective)
-/// makes on every rank; kept in this thread's `IndexPlanCache`.
+/// What one index remap keeps in the destination domain's exchange cache: the inspected plan, the
+/// mover that runs it and the buffer it stages elements in (grown, never shrunk).
+struct IndexRemap final : CachedExecutor {
+  IndexRemap(const Communicator& comm, IndexPlan inspected, std::size_t element_size)
+      : plan(std::move(inspected)), mover(comm, plan.schedule, element_size) {}
+  [[nodiscard]] bool busy() const noexcept override { return mover.in_flight(); }
+  /// At least `bytes` bytes (never null), valid until the next call.
+  [[nodiscard]] std::byte* staging(std::size_t bytes) {
+    if (scratch.size() < std::max<std::size_t>(bytes, 1)) scratch.resize(std::max<std::size_t>(bytes, 1));
+    return scratch.data();
+  }
+
+  IndexPlan plan;
+  Mover mover;
+  std::vector<std::byte> scratch;
+};
+
+/// Collective (one allreduce; on a miss, every rank inspects): the index remap kept in `cache` for
+/// this call, or the one `inspect()` plans, kept there. One rank's plan depends on every rank's
+/// index values (a rank sends what the others ask of it), so no rank can tell alone whether its
+/// plan still holds: the ranks sum their local keys (`index_plan_key`) in one allreduce, and that
+/// sum, the same everywhere, is the cache key. Then the cache hits or misses alike on every rank,
+/// as for every other movement. Trusts 64-bit hashes not to collide, as the cache does.
 template <class Inspect>
-[[nodiscard]] std::shared_ptr<const IndexPlan> index_plan(const Communicator& comm, std::uint64_t key,
+[[nodiscard]] ExecutorHandle<IndexRemap> kept_index_remap(ExchangeCache& cache, const Communicator& comm,
+                                                          std::uint64_t local_key,
+                                                          std::initializer_list<std::uint64_t> distributions,
+                                                          std::size_t element_size, std::size_t charge,
                                                           Inspect&& inspect) {
-  IndexPlanCache& cache = index_plan_cache();
-  auto found = cache.find(comm, key);
-  if (found.plan) return std::move(found.plan);
-  return cache.keep(key, found.inspection, inspect());
+  std::uint64_t agreed = local_key;  // unsigned: the sum wraps
+  comm.allreduce(std::span<std::uint64_t>(&agreed, 1), ReduceOp::sum);
+  const ExecutorKey key(agreed, std::span<const std::size_t>(&element_size, 1));
+  return cache.executor<IndexRemap>(key, distributions, charge, [&] {
+    return std::make_unique<IndexRemap>(comm, inspect(), element_size);
+  });
+}
+
+/// `remap.mover.run(src, dst)`; if it throws, the remap leaves the cache before the exception goes on.
+inline void run_index_remap(ExchangeCache& cache, IndexRemap& remap, const void* src, void* dst) {
+  try {
+    remap.mover.run(src, dst);
+  } catch (...) {
+    cache.discard(&remap);
+    throw;
+  }
 }
 
 }  // namespace detail::remap
@@ -403,19 +462,20 @@ requires(N >= 1 && M >= 1) void gather(const DistArray<T, N>& src, const DistArr
   const Domain<M>& dom = dst.domain();
   const std::uint64_t key =
       detail::remap::index_plan_key(1, index, {src.distribution().hash(), src.ghosts().hash(), dst.ghosts().hash()});
-  const auto plan =
-      detail::remap::index_plan(dom.comm(), key, [&] { return detail::remap::inspect_gather(where, src, index, dst); });
+  auto remap = detail::remap::kept_index_remap(
+      dom.cache(), dom.comm(), key, {src.distribution().hash(), dst.distribution().hash()}, sizeof(T),
+      static_cast<std::size_t>(volume(dom.box())) * sizeof(T),
+      [&] { return detail::remap::inspect_gather(where, src, index, dst); });
   const void* from = detail::remap::bytes_of(src.data());
   if (static_cast<const void*>(&src) == static_cast<const void*>(&dst)) {
     // The mover's in-place sends could read an element a receive already overwrote: stage the
     // source (this rank's storage, same layout, so no communication is needed for that).
     const std::size_t bytes = src.storage().size_bytes();
-    std::byte* staged = detail::index_plan_cache().scratch(bytes);
+    std::byte* staged = remap->staging(bytes);
     if (bytes > 0) std::memcpy(staged, src.data(), bytes);
     from = staged;
   }
-  const auto charge = static_cast<std::size_t>(volume(dom.box())) * sizeof(T);
-  dom.movers().run(dom.comm(), plan->schedule, sizeof(T), charge, from, detail::remap::bytes_of(dst.data()));
+  detail::remap::run_index_remap(dom.cache(), *remap, from, detail::remap::bytes_of(dst.data()));
 }
 
 /// Collective: ZPL's remap on the left, `A#[I] := V`: dst(index(i)) = op(dst(index(i)), values(i))
@@ -458,16 +518,18 @@ requires(N >= 1 && M >= 1) void scatter(const DistArray<T, M>& values, const Dis
   const Domain<N>& dom = dst.domain();
   const std::uint64_t key =
       detail::remap::index_plan_key(2, index, {values.ghosts().hash(), dst.distribution().hash(), dst.ghosts().hash()});
-  const auto plan = detail::remap::index_plan(
-      dom.comm(), key, [&] { return detail::remap::inspect_scatter(where, values, index, dst); });
   const std::size_t es = sizeof(T);
-  std::byte* staged = detail::index_plan_cache().scratch(static_cast<std::size_t>(plan->staged) * es);
-  const auto charge = static_cast<std::size_t>(volume(values.domain().box())) * es;
-  dom.movers().run(dom.comm(), plan->schedule, es, charge, detail::remap::bytes_of(values.data()), staged);
+  auto remap = detail::remap::kept_index_remap(
+      dom.cache(), dom.comm(), key, {values.distribution().hash(), dst.distribution().hash()}, es,
+      static_cast<std::size_t>(volume(values.domain().box())) * es,
+      [&] { return detail::remap::inspect_scatter(where, values, index, dst); });
+  const detail::remap::IndexPlan& plan = remap->plan;
+  std::byte* staged = remap->staging(static_cast<std::size_t>(plan.staged) * es);
+  detail::remap::run_index_remap(dom.cache(), *remap, detail::remap::bytes_of(values.data()), staged);
   // Apply in staging order, which is the order of i: a stretch of consecutive targets at once.
   auto* out = reinterpret_cast<std::byte*>(dst.data());
   std::size_t at = 0;
-  for_each_offset_stretch(plan->apply, [&](index_t first, index_t count) {
+  for_each_offset_stretch(plan.apply, [&](index_t first, index_t count) {
     const auto n = static_cast<std::size_t>(count);
     if (combine)
       combine(out + static_cast<std::size_t>(first) * es, staged + at * es, count);

@@ -137,7 +137,7 @@ class Balancer {
       const StepPlan<N> plan = plan_step(domain_, target, out.delta);
       if (plan.moves_anything()) {
         const double before = Communicator::wtime();
-        migration = migrate(domain_, plan);
+        migration = migrate_step(domain_, plan);
         const double local_migration = Communicator::wtime() - before;
         out.elements = plan.elements;
         out.blocks = plan.blocks;

@@ -6,12 +6,14 @@
 /// A target comes from weights (`cut_target`: one interval per grid coordinate, nested per slab in
 /// the distribution's dimension order, rounded to the logical block). `plan_step` moves every
 /// boundary a fraction Δ of the way there, `b + Δ (target - b)` rounded to the nearest multiple of
-/// the logical block (ties toward the target), and reports what would move before anything does; `migrate` moves it for
-/// every array of the domain. Δ = 0 moves nothing; Δ = 1 reaches the target.
+/// the logical block (ties toward the target), and reports what would move before anything does;
+/// `migrate_step` carries the step out for every array of the domain (through `Domain::migrate`,
+/// which moves a domain to any distribution of its box). Δ = 0 moves nothing; Δ = 1 reaches the
+/// target.
 /// \code
 ///   auto target = tessera::cut_target(dom.distribution(), weights);
 ///   auto step = tessera::plan_step(dom, target, 0.3);       // d3_new_dist: nothing moves yet
-///   if (step.blocks * unit_cost < budget) tessera::migrate(dom, step);  // d3_migrate
+///   if (step.blocks * unit_cost < budget) tessera::migrate_step(dom, step);  // d3_migrate
 /// \endcode
 
 #include <algorithm>
@@ -156,17 +158,24 @@ template <std::size_t N>
   return p;
 }
 
-/// D3-ARC's `d3_migrate`: collective; moves every array of `domain` as `step` says and returns the
-/// seconds it took (the largest over the ranks). Throws `Error(invalid_argument)` on every rank if
-/// the domain's distribution is no longer the one the step was planned from.
+/// D3-ARC's `d3_migrate`: collective; carries out `step` (from `plan_step`) for every array of
+/// `domain` and returns the seconds it took (the largest over the ranks). Throws
+/// `Error(invalid_argument)` on every rank if the domain's distribution is no longer the one the
+/// step was planned from.
 template <std::size_t N>
-double migrate(Domain<N>& domain, const StepPlan<N>& step) {
-  const auto checked = detail::check_collective(domain.comm(), "migrate", step.from, step.to);
+double migrate_step(Domain<N>& domain, const StepPlan<N>& step) {
+  const auto checked = detail::check_collective(domain.comm(), "migrate_step", step.from, step.to);
   if (!(domain.distribution() == step.from))
-    fail_argument("migrate", "step", step.to,
+    fail_argument("migrate_step", "step", step.to,
                   detail::concat("was planned from ", step.from, " but the domain is now distributed ",
                                  domain.distribution(), " (plan the step again)"));
   return domain.migrate(step.to);
+}
+
+/// The former name of `migrate_step`, easily taken for `Domain::migrate`.
+template <std::size_t N>
+[[deprecated("use migrate_step(domain, step)")]] double migrate(Domain<N>& domain, const StepPlan<N>& step) {
+  return migrate_step(domain, step);
 }
 
 }  // namespace tessera

@@ -30,6 +30,7 @@
 #include "tessera/exchange/communicator.hpp"
 #include "tessera/exchange/mover.hpp"
 #include "tessera/plan/combine_op.hpp"
+#include "tessera/plan/exchange_cache.hpp"
 #include "tessera/plan/schedule.hpp"
 
 namespace tessera {
@@ -39,7 +40,7 @@ class PointToPoint;  // src/exchange/point_to_point.hpp
 }  // namespace detail
 
 /// Executes one Schedule on several arrays with one message per peer (see the file comment).
-class FusedMover {
+class FusedMover final : public CachedExecutor {
  public:
   /// Binds `schedule` to `element_sizes.size()` arrays (at least one), array k of elements of
   /// `element_sizes[k]` bytes, combined on arrival with `combine[k]` (replace when `combine` is
@@ -48,7 +49,7 @@ class FusedMover {
   /// `combine` list of another length.
   FusedMover(const Communicator& comm, std::shared_ptr<const Schedule> schedule, std::vector<std::size_t> element_sizes,
              std::vector<CombineFn> combine = {});
-  ~FusedMover();
+  ~FusedMover() override;
   FusedMover(const FusedMover&) = delete;
   FusedMover& operator=(const FusedMover&) = delete;
   FusedMover(FusedMover&&) = delete;
@@ -60,23 +61,24 @@ class FusedMover {
   void start(std::span<const void* const> src, std::span<void* const> dst);
   /// Completes the execution started last.
   void wait();
-  /// True when the execution has completed; never blocks.
+  /// True when the execution has completed; never blocks. Not for a fused mover kept in an
+  /// `ExchangeCache` (see `Mover::test`).
   [[nodiscard]] bool test();
   /// `start` then `wait`.
   void run(std::span<const void* const> src, std::span<void* const> dst) {
     start(src, dst);
     wait();
   }
+  /// True between start() and the wait() (or test()) that completes it.
   [[nodiscard]] bool in_flight() const noexcept;
+  /// `in_flight()`: what the exchange cache asks before handing the mover out again.
+  [[nodiscard]] bool busy() const noexcept override { return in_flight(); }
   /// Number of arrays each execution moves.
   [[nodiscard]] std::size_t arrays() const noexcept { return element_sizes_.size(); }
-  /// The element sizes the mover was made for.
-  [[nodiscard]] const std::vector<std::size_t>& element_sizes() const noexcept { return element_sizes_; }
+  /// The schedule this mover runs.
   [[nodiscard]] const Schedule& schedule() const noexcept;
-  /// A shared handle on the schedule (for caches keyed by it).
-  [[nodiscard]] const std::shared_ptr<const Schedule>& schedule_ptr() const noexcept;
+  /// Counters of what the executions did.
   [[nodiscard]] const MoverStats& stats() const noexcept;
-  [[nodiscard]] int tag() const noexcept { return tag_; }
 
  private:
   std::vector<std::size_t> element_sizes_;
@@ -84,40 +86,21 @@ class FusedMover {
   std::unique_ptr<detail::PointToPoint> method_;
 };
 
-/// Fused movers kept between calls (`update_ghosts(u, v, ...)`; each `Domain` holds one), with the
-/// choice between one fused execution and separate ones made once per (schedule, element sizes).
+/// Largest fused message (bytes) for which fusing several arrays' ghost updates is chosen (see
+/// `make_fused_mover_if_small`).
+inline constexpr std::size_t kMaxFusedMessageBytes = 16 * 1024;
+
+/// Collective over `comm` (one allreduce; a new mover takes a tag): the fused mover of `schedule`
+/// for arrays of `element_sizes` bytes, or null when separate executions are the better choice.
 ///
-/// The rule: fuse when the largest fused message any rank sends is at most `kMaxFusedMessageBytes`
+/// The rule (what `update_ghosts(u, v, ...)` follows, keeping the answer in the domain's exchange
+/// cache): fuse when the largest fused message any rank sends is at most `kMaxFusedMessageBytes`
 /// (small faces: per-message costs dominate, one message per peer wins); above it run the arrays'
 /// own movers side by side (large faces: their in-place and datatype channels skip the pack copy
-/// that fusion always makes). The largest message is agreed on with one `MPI_Allreduce` when an
-/// entry is made, so every rank decides alike. See docs/engine.md, "Fusing several arrays".
-class FusedMoverCache {
- public:
-  /// Largest fused message (bytes) for which fusing is chosen (see the class comment).
-  static constexpr std::size_t kMaxFusedMessageBytes = 16 * 1024;
-
-  FusedMoverCache() = default;
-  FusedMoverCache(const FusedMoverCache&) = delete;
-  FusedMoverCache& operator=(const FusedMoverCache&) = delete;
-
-  /// Collective in order on a miss (one allreduce; a new mover takes a tag): the fused mover of
-  /// `schedule` for arrays of `element_sizes` bytes, or null when separate executions are chosen.
-  /// A hit allocates nothing.
-  [[nodiscard]] FusedMover* find_or_make(const Communicator& comm, const std::shared_ptr<const Schedule>& schedule,
-                                         std::span<const std::size_t> element_sizes);
-  /// Drops every entry (call it alike on every rank, e.g. when the distribution changes).
-  void clear() noexcept { entries_.clear(); }
-  /// Entries kept (fused or not).
-  [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
-
- private:
-  struct Entry {
-    std::shared_ptr<const Schedule> schedule;
-    std::vector<std::size_t> element_sizes;
-    std::unique_ptr<FusedMover> mover;  // null: separate executions
-  };
-  std::vector<Entry> entries_;
-};
+/// that fusion always makes). The largest message is agreed on in the allreduce, so every rank
+/// decides alike. See docs/engine.md, "Fusing several arrays".
+[[nodiscard]] std::unique_ptr<FusedMover> make_fused_mover_if_small(const Communicator& comm,
+                                                                    std::shared_ptr<const Schedule> schedule,
+                                                                    std::span<const std::size_t> element_sizes);
 
 }  // namespace tessera

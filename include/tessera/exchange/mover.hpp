@@ -38,6 +38,7 @@
 
 #include "tessera/exchange/communicator.hpp"
 #include "tessera/plan/combine_op.hpp"
+#include "tessera/plan/exchange_cache.hpp"
 #include "tessera/plan/schedule.hpp"
 
 namespace tessera {
@@ -86,7 +87,8 @@ class MoveMethod;  // one way of moving (src/exchange/move_method.hpp)
 }  // namespace detail
 
 /// Executes a compiled Schedule on concrete storage, as often as asked (see the file comment).
-class Mover {
+/// A domain's `ExchangeCache` keeps movers between calls (it asks `busy()`, which is `in_flight()`).
+class Mover final : public CachedExecutor {
  public:
   /// Binds `schedule` to elements of `element_size` bytes. `combine == nullptr` replaces
   /// destination elements. Collective in order: every rank must create its movers for the same
@@ -113,7 +115,7 @@ class Mover {
   static constexpr int kAutomaticMinRanks = 8;
   /// Largest message (bytes) with which `automatic` still picks `alltoallv` for a dense pattern.
   static constexpr std::size_t kAlltoallvMaxMessageBytes = 16 * 1024;
-  ~Mover();
+  ~Mover() override;
   Mover(const Mover&) = delete;
   Mover& operator=(const Mover&) = delete;
   Mover(Mover&&) noexcept;  // defaulted where detail::MoveMethod is complete
@@ -126,6 +128,9 @@ class Mover {
   /// Completes the execution started last: every destination element is written when it returns.
   void wait();
   /// True when the execution has completed (then `wait()` returns at once); never blocks.
+  /// Not for a mover kept in an `ExchangeCache`: `test` may complete it on one rank before
+  /// another, and the cache needs `busy()` to be the same on every rank (the array layer only ever
+  /// completes its kept movers with `wait`).
   [[nodiscard]] bool test();
   /// `start` then `wait`.
   void run(const void* src, void* dst) {
@@ -134,6 +139,8 @@ class Mover {
   }
   /// True between start() and the wait() (or test()) that completes it.
   [[nodiscard]] bool in_flight() const noexcept;
+  /// `in_flight()`: what the exchange cache asks before handing the mover out again.
+  [[nodiscard]] bool busy() const noexcept override { return in_flight(); }
 
   /// The schedule this mover runs.
   [[nodiscard]] const Schedule& schedule() const noexcept;

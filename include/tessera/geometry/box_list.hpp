@@ -43,8 +43,6 @@ class BoxList {
   [[nodiscard]] const Box<N>& operator[](std::size_t i) const noexcept { return boxes_[i]; }
   [[nodiscard]] auto begin() const noexcept { return boxes_.begin(); }
   [[nodiscard]] auto end() const noexcept { return boxes_.end(); }
-  /// The boxes, as a vector.
-  [[nodiscard]] const std::vector<Box<N>>& boxes() const noexcept { return boxes_; }
 
   friend bool operator==(const BoxList&, const BoxList&) = default;
 

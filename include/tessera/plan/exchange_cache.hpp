@@ -17,7 +17,7 @@
 /// exchange layer's movers implement.
 ///
 /// **Keys.** A schedule is found by the stable hash of everything it depends on (what the builders
-/// in schedules.hpp compute). An executor is found by `ExecutorKey`: the key of the schedule it
+/// in schedule_builders.hpp compute). An executor is found by `ExecutorKey`: the key of the schedule it
 /// runs, the element size of each array it moves, the combine function of each (a function, not
 /// a `CombineOp`: `add` on `double` and on `int64_t` are different executors of equal element
 /// size), and the algorithm asked for. Equal keys may hold several executors, told apart by a
@@ -116,6 +116,16 @@ template <class E>
 class ExecutorHandle {
  public:
   ExecutorHandle() = default;
+  ExecutorHandle(ExecutorHandle&& other) noexcept
+      : executor_(std::exchange(other.executor_, nullptr)), owned_(std::move(other.owned_)) {}
+  ExecutorHandle& operator=(ExecutorHandle&& other) noexcept {
+    executor_ = std::exchange(other.executor_, nullptr);
+    owned_ = std::move(other.owned_);
+    return *this;
+  }
+  ExecutorHandle(const ExecutorHandle&) = delete;
+  ExecutorHandle& operator=(const ExecutorHandle&) = delete;
+  ~ExecutorHandle() = default;
   [[nodiscard]] E* get() const noexcept { return executor_; }
   [[nodiscard]] E* operator->() const noexcept { return executor_; }
   [[nodiscard]] E& operator*() const noexcept { return *executor_; }

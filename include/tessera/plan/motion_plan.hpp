@@ -99,8 +99,6 @@ class MotionPlan {
   [[nodiscard]] const std::vector<Copy<N>>& copies() const noexcept { return copies_; }
   /// Destination axis d takes source axis `permutation()[d]`.
   [[nodiscard]] const Permutation& permutation() const noexcept { return perm_; }
-  /// True if the plan transposes (the permutation is not the identity).
-  [[nodiscard]] bool permuted() const noexcept { return perm_ != identity(); }
   /// How arriving values meet the ones in place.
   [[nodiscard]] CombineOp op() const noexcept { return op_; }
   /// Number of copies.
@@ -130,21 +128,6 @@ class MotionPlan {
       if (a.dst_rank != b.dst_rank) return a.dst_rank < b.dst_rank;
       return first_point(a.src) < first_point(b.src);
     });
-  }
-
-  /// Stable hash of the copies, permutation and op (a key of the schedule cache).
-  [[nodiscard]] std::uint64_t hash() const noexcept {
-    std::uint64_t h = hash_combine(0x9a1aULL, static_cast<std::uint64_t>(op_));
-    for (int p : perm_) h = hash_combine(h, static_cast<std::uint64_t>(p));
-    for (const auto& c : copies_) {
-      h = hash_combine(h, static_cast<std::uint64_t>(c.src_rank));
-      h = hash_combine(h, hash_value(c.src));
-      h = hash_combine(h, static_cast<std::uint64_t>(c.dst_rank));
-      h = hash_combine(h, hash_value(c.dst));
-      h = hash_combine(h, static_cast<std::uint64_t>(c.src_patch + 1));
-      h = hash_combine(h, static_cast<std::uint64_t>(c.dst_patch + 1));
-    }
-    return h;
   }
 
   /// `MotionPlan(2 copies, replace)` and one line per copy.

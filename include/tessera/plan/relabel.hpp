@@ -82,12 +82,8 @@ struct OwnershipChange {
   index_t staying = 0;  ///< indices owned by the same rank before and after
   index_t moving = 0;   ///< indices whose owner changes (what a redistribution sends between ranks)
 
-  /// Bytes that stay, for `bytes_per_element` bytes per index (every array of a domain together:
-  /// `Domain::bytes_per_element()`).
-  [[nodiscard]] std::uint64_t bytes_staying(std::size_t bytes_per_element) const noexcept {
-    return static_cast<std::uint64_t>(staying) * bytes_per_element;
-  }
-  /// Bytes that travel between ranks.
+  /// Bytes that travel between ranks, for `bytes_per_element` bytes per index (every array of a
+  /// domain together: `Domain::bytes_per_element()`).
   [[nodiscard]] std::uint64_t bytes_moving(std::size_t bytes_per_element) const noexcept {
     return static_cast<std::uint64_t>(moving) * bytes_per_element;
   }

@@ -179,6 +179,41 @@ TEST(ArrayGhosts, UpdateFillsWhatTheReferenceSays1D) { update_cases<1>(60, 30); 
 TEST(ArrayGhosts, UpdateFillsWhatTheReferenceSays2D) { update_cases<2>(50, 12); }
 TEST(ArrayGhosts, UpdateFillsWhatTheReferenceSays3D) { update_cases<3>(30, 6); }
 
+// Two arrays of one type and ghost spec with updates in flight at once: each gets its own kept
+// mover (the cache's slots), both end right, and from the second round on nothing allocates.
+TEST(ArrayGhosts, TwoUpdatesInFlightAtOnce) {
+  Communicator comm(MPI_COMM_WORLD);
+  const Box<2> box({0, 0}, {11, 9});
+  const auto g = ghosts<2>(1).periodic_along({true, true});
+  Domain<2> dom(comm, Distribution<2>(box, ProcGrid<2>::automatic(comm.size(), {11, 9}), {block(), block()}));
+  DistArray<double, 2> u(dom, g), v(dom, g);
+  const auto expect_filled = [&](const DistArray<double, 2>& a, double sign, int round) {
+    for_each_stored(a.layout(), [&](const PatchLayout<2>& patch, const Point<2>& q, index_t offset, bool owned) {
+      if (!owned && !in_requested_ghost(patch.owned_box(), g, q)) return;
+      const auto w = wrap_point(box, g.periodic, q);
+      ASSERT_TRUE(w.has_value()) << q;
+      ASSERT_EQ(a.storage()[static_cast<std::size_t>(offset)], sign * (value_of(*w) + round)) << q;
+    });
+  };
+  long allocated = 0;  // by the updates of rounds 1 and 2 (for_each_owned allocates: not counted)
+  for (int round = 0; round < 3; ++round) {
+    u.for_each_owned([&](const Point<2>& p, double& x) { x = value_of(p) + round; });
+    v.for_each_owned([&](const Point<2>& p, double& x) { x = -value_of(p) - round; });
+    const long before = g_allocations.load();
+    u.begin_update_ghosts();
+    v.begin_update_ghosts();
+    const bool both = u.ghost_update_in_flight() && v.ghost_update_in_flight();
+    v.end_update_ghosts();
+    u.end_update_ghosts();
+    if (round > 0) allocated += g_allocations.load() - before;
+    EXPECT_TRUE(both);
+    expect_filled(u, 1.0, round);
+    expect_filled(v, -1.0, round);
+  }
+  EXPECT_EQ(allocated, 0) << "split-phase updates allocated after the first round";
+  EXPECT_EQ(dom.cache().stats().executor_misses, 2u);  // one mover per slot, made once
+}
+
 TEST(ArrayGhosts, SplitPhaseMisuseIsAnError) {
   Communicator comm(MPI_COMM_WORLD);
   const Box<1> box({0}, {12});
@@ -219,6 +254,8 @@ void stencil_cases(int cases, index_t max_extent) {
     };
     a.update_ghosts();
     apply_stencil(a, b1, five_point);
+    for (std::size_t k = 0; k < a.patch_count(); ++k)  // what a stencil function may read
+      ASSERT_EQ(a.stencil_access(k).stored_box(), a.layout().patches()[k].storage_box());
 
     DistArray<double, N> a2(dom, g);
     a2.for_each_owned([](const Point<N>& p, double& x) { x = value_of(p); });
@@ -299,6 +336,19 @@ void accumulate_cases(int cases, index_t max_extent) {
     a.for_each_owned([](const Point<N>&, std::int64_t& x) { x = 5; });
     a.accumulate_ghosts(CombineOp::max);
     a.for_each_owned([&](const Point<N>& p, const std::int64_t& x) { ASSERT_EQ(x, mirrors.count(p) ? 7 : 5) << p; });
+    // Both kept movers (add, max) are found again: nothing allocates, and max is still max.
+    // (for_each_owned allocates: only the accumulations are counted.)
+    for (auto& x : a.storage()) x = 9;
+    a.for_each_owned([](const Point<N>&, std::int64_t& x) { x = 5; });
+    long before = g_allocations.load();
+    a.accumulate_ghosts(CombineOp::add);
+    long allocated = g_allocations.load() - before;
+    a.for_each_owned([&](const Point<N>&, std::int64_t& x) { x = 5; });
+    before = g_allocations.load();
+    a.accumulate_ghosts(CombineOp::max);
+    allocated += g_allocations.load() - before;
+    EXPECT_EQ(allocated, 0) << "accumulate_ghosts allocated after its first calls";
+    a.for_each_owned([&](const Point<N>& p, const std::int64_t& x) { ASSERT_EQ(x, mirrors.count(p) ? 9 : 5) << p; });
   }
 }
 

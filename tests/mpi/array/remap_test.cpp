@@ -382,21 +382,22 @@ TEST(RemapScatter, ReplaceHighestLinearIndexWins) {
 
 // --- the plan cache: a repeated index remap reuses its inspection ---------------------------------
 
-/// Counters of this thread's index plan cache (index_plan_cache.hpp).
+/// Executor counters of the cache of `dom`, where index remaps into `dom` keep plan and mover.
 struct PlanCounts {
   std::uint64_t hits = 0, misses = 0;
 };
-PlanCounts plan_counts() {
-  const auto& c = detail::index_plan_cache();
-  return {c.hits(), c.misses()};
+template <std::size_t N>
+PlanCounts plan_counts(const Domain<N>& dom) {
+  const auto s = dom.cache().stats();
+  return {s.executor_hits, s.executor_misses};
 }
 
-/// Runs `f` and expects it to have reused a kept plan (`hit`) or inspected, on this rank.
-template <class F>
-void expect_plan(bool hit, F&& f, const char* what) {
-  const PlanCounts before = plan_counts();
+/// Runs `f`, a remap into `dom`, and expects it to have reused a kept plan (`hit`) or inspected.
+template <std::size_t N, class F>
+void expect_plan(const Domain<N>& dom, bool hit, F&& f, const char* what) {
+  const PlanCounts before = plan_counts(dom);
   f();
-  const PlanCounts after = plan_counts();
+  const PlanCounts after = plan_counts(dom);
   EXPECT_EQ(after.hits - before.hits, hit ? 1u : 0u) << what;
   EXPECT_EQ(after.misses - before.misses, hit ? 0u : 1u) << what;
 }
@@ -435,7 +436,7 @@ TEST(RemapIndexCache, RepeatedGatherReusesThePlanUntilAnIndexOrADistributionChan
     for (int round = 0; round < 3; ++round) {
       fill(a, [&](const Point<2>& p) { return value_of(p) + round; });
       fill(out, [](const Point<2>& p) { return -value_of(p); });
-      expect_plan(round > 0, [&] { gather(a, idx, out); }, "same index");
+      expect_plan(id, round > 0, [&] { gather(a, idx, out); }, "same index");
       expect_gathered(round, {});
     }
     // One entry changed on the one rank that owns it: every rank inspects again.
@@ -443,12 +444,12 @@ TEST(RemapIndexCache, RepeatedGatherReusesThePlanUntilAnIndexOrADistributionChan
     const Point<2> moved = original == abox.lo ? abox.last() : abox.lo;
     const bool mine = owner_rank(idx, i0) == comm.rank();
     if (mine) idx.at(i0) = moved;
-    expect_plan(false, [&] { gather(a, idx, out); }, "one entry changed");
+    expect_plan(id, false, [&] { gather(a, idx, out); }, "one entry changed");
     expect_gathered(2, {{i0, moved}});
-    // Changed back: that rank still has the first plan, but the others' plans now come from the
-    // second inspection, so they must not be combined (on one rank, the first plan is right).
+    // Changed back: every rank's key is the first one again, and the first inspection's plans
+    // (still kept, beside the second's) are right again on every rank.
     if (mine) idx.at(i0) = original;
-    expect_plan(comm.size() == 1, [&] { gather(a, idx, out); }, "entry changed back");
+    expect_plan(id, true, [&] { gather(a, idx, out); }, "entry changed back");
     expect_gathered(2, {});
     // A bad entry still throws on every rank after plans were kept, with nothing written.
     if (mine) idx.at(i0) = Point<2>{abox.hi[0], abox.lo[1]};
@@ -462,7 +463,7 @@ TEST(RemapIndexCache, RepeatedGatherReusesThePlanUntilAnIndexOrADistributionChan
       self.for_each_owned([&](const Point<2>& i, Point<2>& p) { p = index_of(i, abox, salt + 1); });
       fill(a, [](const Point<2>& p) { return value_of(p); });
       gather(a, self, a);
-      expect_plan(true, [&] { gather(a, self, a); }, "in place, again");
+      expect_plan(sd, true, [&] { gather(a, self, a); }, "in place, again");
       a.for_each_owned([&](const Point<2>& i, const double& x) {
         ASSERT_EQ(x, value_of(index_of(index_of(i, abox, salt + 1), abox, salt + 1))) << i;
       });
@@ -472,7 +473,7 @@ TEST(RemapIndexCache, RepeatedGatherReusesThePlanUntilAnIndexOrADistributionChan
     const bool same = to == sd.distribution();
     sd.redistribute(to);
     fill(a, [](const Point<2>& p) { return value_of(p); });
-    expect_plan(same, [&] { gather(a, idx, out); }, "source redistributed");
+    expect_plan(id, same, [&] { gather(a, idx, out); }, "source redistributed");
     expect_gathered(0, {});
   }
 }
@@ -500,7 +501,7 @@ TEST(RemapIndexCache, RepeatedScatterReusesThePlanAndKeepsTheOrderOfApplication)
       const auto v_of = [&](const Point<2>& i) { return (value_of(i) + round) * (hash_value(i) % 3 == 0 ? 1e16 : 0.1); };
       vals.for_each_owned([&](const Point<2>& i, double& v) { v = v_of(i); });
       fill(dst, [](const Point<1>& p) { return value_of(p); });
-      expect_plan(round > 0, [&] { scatter(vals, idx, dst, op); }, "same index");
+      expect_plan(dd, round > 0, [&] { scatter(vals, idx, dst, op); }, "same index");
       std::map<Point<1>, double> ref;
       for_each_point(ibox, [&](const Point<2>& i) {
         const Point<1> p = index_of(i, abox, salt, 3);
@@ -554,11 +555,11 @@ TEST(RemapIndexCache, RanksWithNothingToAskOrToOwnTakePart) {
   idx.for_each_owned([](const Point<1>&, Point<1>& p) { p = Point<1>{1}; });
   for (int round = 0; round < 2; ++round) {
     fill(out, [](const Point<1>&) { return 0.0; });
-    expect_plan(round > 0, [&] { gather(a, idx, out); }, "gather");
+    expect_plan(id, round > 0, [&] { gather(a, idx, out); }, "gather");
     const double added = round == 0 ? 0.0 : 10.0;  // by the scatter of round 0
     out.for_each_owned([&](const Point<1>&, const double& x) { ASSERT_EQ(x, value_of(Point<1>{1}) + added); });
     vals.for_each_owned([&](const Point<1>&, double& v) { v = 10.0 + round; });
-    expect_plan(round > 0, [&] { scatter(vals, idx, a, CombineOp::add); }, "scatter");
+    expect_plan(sd, round > 0, [&] { scatter(vals, idx, a, CombineOp::add); }, "scatter");
   }
   a.for_each_owned([](const Point<1>& p, const double& x) {
     ASSERT_EQ(x, p[0] == 1 ? value_of(p) + 21.0 : value_of(p)) << p;

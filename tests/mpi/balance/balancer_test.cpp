@@ -3,6 +3,9 @@
 // proportion to speed, keeps every value, and withdraws and re-adds ranks (down to one and back)
 // through set_active_ranks, an availability file and a slowdown threshold.
 #include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
 #include <mpi.h>
 
 #include <cstdio>
@@ -80,6 +83,44 @@ TEST(Balancer, AdaptivePoliciesKeepEveryValueAndStopWhenEven) {
     }
     EXPECT_LT(last_move, 25) << policy->name() << " still moving after the load was balanced";
   }
+}
+
+// What a program inspects between steps: the policy, the domain, the iteration count, the history,
+// the adaptive Δ, and the timer's own accounting (add, seconds, last, measure).
+TEST(Balancer, ReportsItsStateThroughItsAccessors) {
+  Fixture s;
+  auto policy = std::make_shared<D3arcAdaptiveDelta>(0.4);
+  Balancer<2> balancer(s.dom, policy, {.interval = 1});
+  EXPECT_TRUE(balancer.domain().same_as(s.dom));
+  EXPECT_EQ(&balancer.policy(), policy.get());
+  EXPECT_EQ(balancer.iteration(), 0);
+  EXPECT_TRUE(balancer.history().empty());
+  EXPECT_EQ(policy->current_delta(), 0.4);
+  for (int it = 0; it < 6; ++it) (void)balancer.step(s.synthetic_seconds(s.comm.rank() == 0 ? 2.0 : 1.0));
+  EXPECT_EQ(balancer.iteration(), 6);
+  if (s.comm.size() > 1) {  // rank 0 is twice as slow: something moved, and Δ stayed a fraction
+    EXPECT_FALSE(balancer.history().empty());
+    EXPECT_GT(policy->current_delta(), 0.0);
+    EXPECT_LE(policy->current_delta(), 1.0);
+  }
+  s.check_values();
+
+  SectionTimer& t = balancer.timer();
+  (void)t.take();
+  t.add(0.5);
+  t.add(0.25);
+  EXPECT_EQ(t.seconds(), 0.75);
+  EXPECT_THROW(t.add(-1.0), Error);
+  {
+    const auto scope = t.measure();
+    EXPECT_TRUE(t.running());
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  EXPECT_FALSE(t.running());
+  EXPECT_GE(t.last(), 0.002);
+  EXPECT_DOUBLE_EQ(t.seconds(), 0.75 + t.last());
+  EXPECT_EQ(balancer.step().iteration, 7);  // step() takes the timer's seconds
+  EXPECT_EQ(t.seconds(), 0.0);
 }
 
 TEST(Balancer, WithdrawDownToOneRankAndBack) {

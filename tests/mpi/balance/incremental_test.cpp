@@ -82,7 +82,7 @@ TEST(Incremental, RowStepsMatchBruteForceAndKeepEveryElement) {
     const auto step = plan_step(dom, target, delta);
     SCOPED_TRACE(::testing::Message() << "step " << it << ": " << step.from << " -> " << step.to);
     check_step(dom.distribution(), target, delta, step, sizeof(double) + sizeof(std::int64_t));
-    const double seconds = migrate(dom, step);
+    const double seconds = migrate_step(dom, step);
     EXPECT_GE(seconds, 0.0);
     ASSERT_TRUE(dom.distribution() == step.to);
     u.for_each_owned([](const Point<2>& p, const double& x) { ASSERT_EQ(x, value_of(p)) << p; });
@@ -120,7 +120,7 @@ void nested_chain(std::uint64_t seed, const typename Distribution<N>::Order& ord
     const auto step = plan_step(dom, target, delta);
     SCOPED_TRACE(::testing::Message() << "step " << it << ": " << step.from << " -> " << step.to);
     check_step(dom.distribution(), target, delta, step, sizeof(double) + sizeof(float));
-    migrate(dom, step);
+    migrate_step(dom, step);
     b.for_each_owned([](const Point<N>& p, const float& x) { ASSERT_EQ(x, static_cast<float>(p[0] - p[N - 1])) << p; });
   }
   const auto after = a.gather_to_all();
@@ -142,6 +142,7 @@ TEST(Incremental, SpareRowsAbsorbSmallMoves) {
   const auto grid = ProcGrid<2>::with_shape(P, {P, 1});
   Domain<2> dom(comm, Distribution<2>(box, grid, {block(), block()}));
   dom.set_spare_rows(0.25);  // 16 rows each side
+  EXPECT_EQ(dom.spare_rows_fraction(), 0.25);
   DistArray<double, 2> u(dom, ghosts<2>(1));
   u.for_each_owned([](const Point<2>& p, double& x) { x = value_of(p); });
   // Shift every interior boundary by +2 rows, four times (8 rows in all, within the 16 spare).
@@ -187,7 +188,7 @@ TEST(Incremental, BadInputIsRefusedEverywhereAndChangesNothing) {
     dom.migrate(step.to);
     try {
       StepPlan<2> stale = step;
-      migrate(dom, stale);
+      migrate_step(dom, stale);
       ADD_FAILURE() << "a stale step was accepted";
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("planned from"), std::string::npos) << e.what();

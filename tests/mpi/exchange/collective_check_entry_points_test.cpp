@@ -147,7 +147,7 @@ TEST(CheckedEntryPoints, Balancing) {
   weights[0] = 3.0;
   const auto target = cut_target(f.dom.distribution(), weights);
   const StepPlan<2> plan = plan_step(f.dom, target, f.odd() ? 1.0 : 0.5);
-  expect_caught(f, "migrate with different arguments", [&] { (void)migrate(f.dom, plan); });
+  expect_caught(f, "migrate_step with different arguments", [&] { (void)migrate_step(f.dom, plan); });
 }
 
 TEST(CheckedEntryPoints, Checkpoints) {

@@ -7,7 +7,7 @@
 
 #include "engine_checks.hpp"
 #include "tessera/exchange/mover.hpp"
-#include "tessera/plan/schedules.hpp"
+#include "tessera/plan/schedule_builders.hpp"
 
 // The messages a mover really posts are counted through MPI's profiling interface (as
 // collective_check_test.cpp counts MPI_Allreduce): MPI_Isend calls on one watched tag.
@@ -71,7 +71,7 @@ TEST(Mover, ThousandExecutionsReuseEverything) {
   const auto g = ghosts<2>(1).faces_only().periodic_along({true, false});
   const auto layout = StorageLayout<2>::make(dist, comm.rank(), g);
   auto data = filled_storage(layout);
-  ScheduleCache cache;
+  ExchangeCache cache;
   Mover mover(comm, halo_schedule(dist, g, comm.rank(), &cache), sizeof(double));
   const auto allocations = mover.stats().buffer_allocations;
   watched_isend_tag = mover.tag();
@@ -81,8 +81,8 @@ TEST(Mover, ThousandExecutionsReuseEverything) {
     EXPECT_EQ(halo_schedule(dist, g, comm.rank(), &cache).get(), &mover.schedule());
     mover.run(data.data(), data.data());
   }
-  EXPECT_EQ(cache.misses(), 1u);
-  EXPECT_EQ(cache.hits(), 1000u);
+  EXPECT_EQ(cache.stats().schedule_misses, 1u);
+  EXPECT_EQ(cache.stats().schedule_hits, 1000u);
   EXPECT_EQ(mover.stats().executions, 1000u);
   EXPECT_EQ(mover.stats().buffer_allocations, allocations) << "the mover allocated after it was made";
   // One message per peer and execution, counted where MPI sees it: point-to-point posts one

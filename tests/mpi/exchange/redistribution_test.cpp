@@ -9,7 +9,7 @@
 
 #include "engine_checks.hpp"
 #include "tessera/exchange/mover.hpp"
-#include "tessera/plan/schedules.hpp"
+#include "tessera/plan/schedule_builders.hpp"
 
 namespace tessera {
 namespace {

@@ -255,8 +255,12 @@ TEST(MortonDistribution, OneDimensionIsABlockDistribution) {
 
 TEST(MortonDistribution, NameEqualityAndHash) {
   const Box<2> domain({0, 0}, {10, 7});
-  const auto a = Distribution<2>::user(std::make_shared<MortonDistribution<2>>(domain, 3));
+  const auto morton = std::make_shared<MortonDistribution<2>>(domain, 3);
+  const auto a = Distribution<2>::user(morton);
   const auto b = Distribution<2>::user(std::make_shared<MortonDistribution<2>>(domain, 3));
+  EXPECT_EQ(a.user_distribution(), morton.get());  // the way back to the user's own class
+  EXPECT_EQ(Distribution<2>(domain, ProcGrid<2>::with_shape(3, {3, 1}), {block(), block()}).user_distribution(),
+            nullptr);
   std::ostringstream out;
   out << a;
   EXPECT_EQ(out.str(), "morton(domain [0,10)x[0,7) over 3 ranks)");

@@ -18,7 +18,7 @@
 
 #include "tessera/core/hash.hpp"
 #include "tessera/layout/distribution.hpp"
-#include "tessera/plan/schedules.hpp"
+#include "tessera/plan/schedule_builders.hpp"
 
 // Counts calls of operator new in this test program ("a hit allocates nothing"). Weak, so that a
 // second counting definition elsewhere in the program cannot break the link; the tests check that
@@ -448,7 +448,7 @@ TEST(ExchangeCache, StatsPrintOnOneLine) {
             "0 evicted, 0 invalidated, 0 not kept");
 }
 
-// What the builders of schedules.hpp will do: a real halo schedule per rank, keyed as they key it.
+// What the builders of schedule_builders.hpp do: a real halo schedule per rank, keyed as they key it.
 TEST(ExchangeCache, HoldsRealSchedulesUntilTheirDistributionRetires) {
   const Box<2> box({0, 0}, {12, 10});
   const Distribution<2> dist(box, ProcGrid<2>::automatic(4, {12, 10}), {block(), block()});

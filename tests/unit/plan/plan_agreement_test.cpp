@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "engine_checks.hpp"
-#include "tessera/plan/schedules.hpp"
+#include "tessera/plan/schedule_builders.hpp"
 
 namespace tessera {
 namespace {

@@ -1,5 +1,5 @@
-// gather_to(root, span) against a serial reference, the movers the one-shot remaps keep between
-// calls (Domain::movers(), mover_cache.hpp), and the tiled copy kernels on transposes large enough
+// gather_to(root, span) against a serial reference, the movers a domain keeps between calls in its
+// exchange cache (Domain::cache(), plan/exchange_cache.hpp), and the tiled copy kernels on transposes large enough
 // for whole tiles (16 x 16 elements) and ragged edges, for elements of 4, 8, 16 and 24 bytes.
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -163,11 +163,11 @@ TEST(TiledTranspose, Double) { tiled_transpose_trials<double>(25, 201); }
 TEST(TiledTranspose, Complex) { tiled_transpose_trials<std::complex<double>>(25, 202); }
 TEST(TiledTranspose, Struct) { tiled_transpose_trials<Particle>(15, 203); }
 
-// --- the mover cache ----------------------------------------------------------------------------
+// --- the domain's exchange cache ----------------------------------------------------------------
 
 // Several arrays of several element types over two domains, transposed, copied and gathered again
 // and again with new values: every result right, later rounds served by kept movers.
-TEST(MoverCache, RepeatedRemapsOfSeveralArraysAndTypes) {
+TEST(DomainCache, RepeatedRemapsOfSeveralArraysAndTypes) {
   Communicator comm(MPI_COMM_WORLD);
   const index_t n = 37, m = 21;
   const Box<2> box({0, 0}, {n, m}), tbox({0, 0}, {m, n});
@@ -219,16 +219,18 @@ TEST(MoverCache, RepeatedRemapsOfSeveralArraysAndTypes) {
   }
   // Transposes into td, copies into `other`, gathers from sd: each domain kept its movers and
   // served rounds 1..3 from them.
-  EXPECT_EQ(td.movers().misses(), 3u);  // double, int32 and Particle share one schedule, not one mover
-  EXPECT_EQ(td.movers().hits(), 9u);
-  EXPECT_EQ(other.movers().misses(), 2u);
-  EXPECT_EQ(sd.movers().misses(), 2u);  // a's gather to 0 and c's to the last rank
-  EXPECT_LE(td.movers().size(), td.movers().max_entries());
+  EXPECT_EQ(td.cache().stats().executor_misses, 3u);  // double, int32 and Particle share one schedule, not one mover
+  EXPECT_EQ(td.cache().stats().executor_hits, 9u);
+  EXPECT_EQ(td.cache().stats().schedule_misses, 2u);  // a has ghosts, b and c not: two source layouts
+  EXPECT_EQ(other.cache().stats().executor_misses, 2u);
+  EXPECT_EQ(sd.cache().stats().executor_misses, 2u);  // a's gather to 0 and c's to the last rank
+  EXPECT_EQ(sd.cache().stats().executor_hits, 6u);
+  EXPECT_LE(td.cache().size(), td.cache().max_entries());
 }
 
 // Distinct remaps beyond the bounds: the cache never keeps more than it may, results stay right,
 // and every rank evicts alike (a mismatch would hang or mix messages up).
-TEST(MoverCache, StaysBounded) {
+TEST(DomainCache, StaysBounded) {
   Communicator comm(MPI_COMM_WORLD);
   const index_t n = 30;
   const Box<2> box({0, 0}, {n, n});
@@ -244,30 +246,34 @@ TEST(MoverCache, StaysBounded) {
       ASSERT_EQ(x, inside ? value_of(Point<2>{q[0] - s, q[1] - s}) : kSentinel) << q << ", shift " << s;
     });
   };
-  MoverCache& movers = dom.movers();
-  movers.set_limits(3, MoverCache::kDefaultMaxBytes);
+  // Each shifted copy keeps a schedule and a mover: 6 entries hold three copies' worth.
+  ExchangeCache& cache = dom.cache();
+  cache.set_limits(6, ExchangeCache::kDefaultMaxBytes);
   for (int pass = 0; pass < 2; ++pass)
     for (index_t s = 0; s < 6; ++s) {
       shifted_copy(s);
-      ASSERT_LE(movers.size(), 3u);
+      ASSERT_LE(cache.size(), 6u);
+      ASSERT_LE(cache.stats().executors, 3u);
     }
-  EXPECT_EQ(movers.hits(), 0u);  // 6 distinct schedules in turn through 3 places: LRU never hits
+  EXPECT_EQ(cache.stats().executor_hits, 0u);  // 6 distinct copies in turn through 3 places: LRU never hits
   shifted_copy(5);
-  EXPECT_EQ(movers.hits(), 1u);
-  EXPECT_LE(movers.bytes(), movers.max_bytes());
-  movers.set_limits(16, 1);  // every mover is charged more than a byte: none kept
-  EXPECT_EQ(movers.size(), 0u);
-  EXPECT_EQ(movers.bytes(), 0u);
+  EXPECT_EQ(cache.stats().executor_hits, 1u);
+  EXPECT_LE(cache.bytes(), cache.max_bytes());
+  cache.set_limits(16, 1);  // every mover is charged more than a byte: none kept (schedules, charged 0, are)
+  EXPECT_EQ(cache.stats().executors, 0u);
+  EXPECT_EQ(cache.bytes(), 0u);
   for (index_t s = 0; s < 3; ++s) shifted_copy(s);
-  EXPECT_EQ(movers.size(), 0u);
-  movers.set_limits(0, MoverCache::kDefaultMaxBytes);  // caching off
+  EXPECT_EQ(cache.stats().executors, 0u);
+  EXPECT_GT(cache.stats().not_kept, 0u);
+  cache.set_limits(0, ExchangeCache::kDefaultMaxBytes);  // caching off: neither schedules nor movers
   shifted_copy(2);
-  EXPECT_EQ(movers.size(), 0u);
-  movers.set_limits(MoverCache::kDefaultMaxEntries, MoverCache::kDefaultMaxBytes);
+  EXPECT_EQ(cache.size(), 0u);
+  cache.set_limits(ExchangeCache::kDefaultMaxEntries, ExchangeCache::kDefaultMaxBytes);
   shifted_copy(1);
-  EXPECT_EQ(movers.size(), 1u);
-  movers.clear();
-  EXPECT_EQ(movers.size(), 0u);
+  EXPECT_EQ(cache.stats().executors, 1u);
+  EXPECT_EQ(cache.stats().schedules, 1u);
+  cache.clear();
+  EXPECT_EQ(cache.size(), 0u);
   shifted_copy(1);
 }
 

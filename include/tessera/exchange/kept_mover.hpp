@@ -1,0 +1,61 @@
+#pragma once
+/// \file
+/// The movers a domain keeps in its `ExchangeCache` (plan/exchange_cache.hpp): `kept_mover` finds
+/// or makes the one for a schedule key, element size and combine function; `run_kept` runs it and
+/// drops it from the cache if the run throws, so that a mover left half-started is never handed
+/// out again. Every array-layer movement (ghost updates, remaps, whole-array gathers) goes through
+/// one of them, so none repeats the lookup.
+/// \code
+///   const auto key = tessera::halo_schedule_key(dist, g, rank);
+///   tessera::detail::run_kept(cache, comm, key, {dist.hash()}, sizeof(double), nullptr, charge,
+///                             [&] { return tessera::halo_schedule(dist, g, rank, &cache); }, u, u);
+/// \endcode
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <utility>
+
+#include "tessera/exchange/communicator.hpp"
+#include "tessera/exchange/mover.hpp"
+#include "tessera/plan/combine_op.hpp"
+#include "tessera/plan/exchange_cache.hpp"
+
+namespace tessera::detail {
+
+/// Collective on a miss (the mover takes a tag; a miss happens on every rank or on none): the
+/// idle mover kept in `cache` for one array of `element_size` bytes, combined with `combine`, over
+/// the schedule kept under `schedule_key`; `schedule()` gives that schedule when a mover must be
+/// made (it may look it up in the cache too). `charge` and `distributions` as for
+/// `ExchangeCache::executor`. A hit allocates nothing.
+template <class GetSchedule>
+[[nodiscard]] ExecutorHandle<Mover> kept_mover(ExchangeCache& cache, const Communicator& comm, std::uint64_t schedule_key,
+                                               std::initializer_list<std::uint64_t> distributions,
+                                               std::size_t element_size, CombineFn combine, std::size_t charge,
+                                               GetSchedule&& schedule) {
+  // The spans point at the parameters, alive for the whole lookup.
+  const ExecutorKey key(schedule_key, std::span<const std::size_t>(&element_size, 1),
+                        std::span<const CombineFn>(&combine, 1));
+  return cache.executor<Mover>(key, distributions, charge,
+                               [&] { return std::make_unique<Mover>(comm, schedule(), element_size, combine); });
+}
+
+/// Collective: `kept_mover(...)` run from `src` into `dst` (as `Mover::run`). If the run throws,
+/// the mover leaves the cache before the exception goes on.
+template <class GetSchedule>
+void run_kept(ExchangeCache& cache, const Communicator& comm, std::uint64_t schedule_key,
+              std::initializer_list<std::uint64_t> distributions, std::size_t element_size, CombineFn combine,
+              std::size_t charge, GetSchedule&& schedule, const void* src, void* dst) {
+  auto mover = kept_mover(cache, comm, schedule_key, distributions, element_size, combine, charge,
+                          std::forward<GetSchedule>(schedule));
+  try {
+    mover->run(src, dst);
+  } catch (...) {
+    cache.discard(mover.get());
+    throw;
+  }
+}
+
+}  // namespace tessera::detail
