@@ -194,7 +194,7 @@ int main(int argc, char** argv) {
     // What the domain's exchange cache did in each run (rank 0): after the first iteration every
     // ghost update and gather is a hit; a migration retires the distribution's entries.
     std::printf("\nexchange cache on rank 0 at the end of each run:\n");
-    for (const auto& r : runs) std::printf("  %-10s %s\n", r.name.c_str(), r.cache.c_str());
+    for (const auto& r : runs) std::printf("  %-16s %s\n", r.name.c_str(), r.cache.c_str());
     if (out_dir != "none" && !out_dir.empty()) {
       std::filesystem::create_directories(out_dir);
       write_csv(out_dir + "/iterations.csv", runs);
