@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Runs every benchmark driver and writes bench-results/latest.json (format: DESIGN.md,
-"Machine-readable results"), a timestamped copy, latest.md, a short markdown table, and
+"""Runs every benchmark driver and writes bench-results/latest.json (the records of
+bench/support/bench_records.hpp), a timestamped copy, latest.md, a short markdown table, and
 ratios.svg, the plot of every ratio against its anchor (bench/ratio_plot.py), which latest.md shows.
 `--plot-from FILE` redraws latest.md and ratios.svg from an earlier results file without running
 anything.

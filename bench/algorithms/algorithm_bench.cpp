@@ -221,7 +221,7 @@ int main(int argc, char** argv) {
   app.add_option("--max-batch", o.max_batch, "executions per timed run at most")->check(CLI::Range(1, 100000));
   app.add_flag("--no-fusion", skip_fusion, "only the algorithm cases");
   app.add_flag("--no-algorithms", skip_algorithms, "only the fusion cases");
-  app.add_option("--json", json, "rank 0 writes the records (DESIGN.md, machine-readable results) here");
+  app.add_option("--json", json, "rank 0 writes the records (JSON, bench/support/bench_records.hpp) here");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
   app.add_option("--batch", batch, "update_ghosts calls per timed run")->check(CLI::Range(1, 100000));
   app.add_option("--warmup", warmup, "untimed runs per mode first")->check(CLI::Range(0, 100000));
   app.add_option("--repetitions", repetitions, "timed runs per mode")->check(CLI::Range(1, 100000));
-  app.add_option("--json", json, "rank 0 writes the records (DESIGN.md, machine-readable results) here");
+  app.add_option("--json", json, "rank 0 writes the records (JSON, bench/support/bench_records.hpp) here");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

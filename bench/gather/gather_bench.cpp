@@ -322,7 +322,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1000000));
   app.add_option("--warmup", opt.warmup, "untimed runs per case first")->check(CLI::Range(0, 1000000));
   app.add_option("--filter", filter, "run only the cases whose name contains this");
-  app.add_option("--json", json, "rank 0 writes the records (DESIGN.md, machine-readable results) here");
+  app.add_option("--json", json, "rank 0 writes the records (JSON, bench/support/bench_records.hpp) here");
   app.add_flag("--breakdown", opt.breakdown, "also time the parts of gather_to and scatter_from apart");
   try {
     app.parse(argc, argv);

@@ -238,7 +238,7 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", warmup, "untimed runs first")->check(CLI::Range(0, 100000));
   app.add_option("--dir", dir, "folder for the files (shared by the ranks)");
   app.add_option("--filter", filter, "run only the cases whose name contains this");
-  app.add_option("--json", json, "rank 0 writes the records (DESIGN.md, machine-readable results) here");
+  app.add_option("--json", json, "rank 0 writes the records (JSON, bench/support/bench_records.hpp) here");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

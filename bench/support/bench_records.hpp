@@ -1,7 +1,7 @@
 #pragma once
 /// \file
-/// What the MPI benchmark drivers report: records in the format of DESIGN.md ("Machine-readable
-/// results"), written as a JSON list that bench/run_all.py merges into bench-results/latest.json,
+/// What the MPI benchmark drivers report: records (`Record`: operation, case, ranks, figure, unit,
+/// and for timings the anchor and the ratio to it), written as a JSON list that bench/run_all.py merges into bench-results/latest.json,
 /// and the small fixed-width table each driver prints on rank 0 as it goes.
 /// \code
 ///   std::vector<tessera::bench::Record> records;
@@ -69,7 +69,7 @@ struct Record {
   }
 };
 
-/// The record as one JSON object on one line, keys in the order DESIGN.md shows them.
+/// The record as one JSON object on one line, keys always in the same order.
 [[nodiscard]] inline std::string to_json(const Record& r) {
   std::string out = "{\"op\": \"" + r.op + "\", \"ranks\": " + std::to_string(r.ranks) + ", \"case\": \"" + r.name +
                     "\", \"metric\": \"" + r.metric + "\", \"tessera\": " + number(r.tessera.median);

@@ -13,7 +13,7 @@
 // difference, so the timings are of two codes that provably do the same work.
 //
 // tessera's time is the whole transpose() call, as users make it: schedule lookup and mover lookup
-// (both cached after the first call, the mover in the destination domain's mover cache) and the
+// (both kept after the first call in the destination domain's exchange cache) and the
 // execution. --breakdown times the parts apart (with a Mover made per call, as before the cache).
 //
 // Allocations: each case also reports "allocations_per_run", the calls of operator new per
@@ -227,7 +227,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1000000));
   app.add_option("--warmup", opt.warmup, "untimed transposes per case first")->check(CLI::Range(0, 1000000));
   app.add_option("--filter", filter, "run only the cases whose name contains this");
-  app.add_option("--json", json, "rank 0 writes the records (DESIGN.md, machine-readable results) here");
+  app.add_option("--json", json, "rank 0 writes the records (JSON, bench/support/bench_records.hpp) here");
   app.add_flag("--estimate", opt.estimate, "plan FFTW with FFTW_ESTIMATE instead of FFTW_MEASURE (quick checks)");
   app.add_flag("--breakdown", opt.breakdown, "also time the parts of tessera's transpose apart");
   try {

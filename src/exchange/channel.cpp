@@ -28,8 +28,8 @@ constexpr std::size_t kMinTypedRowBytes = 256;
 }  // namespace
 
 Channels::Channels(const Schedule& schedule, std::span<const Binding> bindings, ChannelLayout layout,
-                   std::uint64_t& allocations)
-    : schedule_(&schedule), bindings_(bindings) {
+                   std::uint64_t& allocations, const char* owner)
+    : schedule_(&schedule), bindings_(bindings), owner_(owner) {
   check_mpi(MPI_Type_contiguous(static_cast<int>(kMessageUnit), MPI_BYTE, &unit_), "MPI_Type_contiguous");
   check_mpi(MPI_Type_commit(&unit_), "MPI_Type_commit");
   send_buffer_ = make(schedule.sends, false, layout, sends_, allocations);
@@ -109,9 +109,7 @@ MPI_Datatype Channels::stretches_type(const std::vector<Block>& blocks) const {
 }
 
 Channels::~Channels() {
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (finalized) return;
+  if (mpi_finalized()) return;
   for (auto* channels : {&sends_, &receives_})
     for (Channel& c : *channels)
       if (c.type != MPI_DATATYPE_NULL) MPI_Type_free(&c.type);
@@ -156,7 +154,7 @@ std::pair<int, MPI_Datatype> Channels::shape(const Channel& c) const {
   if (c.bytes <= static_cast<std::size_t>(INT_MAX)) return {static_cast<int>(c.bytes), MPI_BYTE};
   const std::size_t units = (c.bytes + kMessageUnit - 1) / kMessageUnit;
   if (units > static_cast<std::size_t>(INT_MAX))
-    fail(ErrorCode::overflow, "Mover: a message of ", c.bytes, " bytes is too large");
+    fail(ErrorCode::overflow, owner_, ": a message of ", c.bytes, " bytes is too large");
   return {static_cast<int>(units), unit_};
 }
 

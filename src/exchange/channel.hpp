@@ -72,8 +72,9 @@ struct Channel {
 class Channels {
  public:
   /// `bindings` must outlive the channels. Adds the buffers it allocates to `allocations`.
+  /// `owner` names the class that holds them in error messages ("Mover", "FusedMover").
   Channels(const Schedule& schedule, std::span<const Binding> bindings, ChannelLayout layout,
-           std::uint64_t& allocations);
+           std::uint64_t& allocations, const char* owner);
   ~Channels();
   Channels(const Channels&) = delete;
   Channels& operator=(const Channels&) = delete;
@@ -106,6 +107,7 @@ class Channels {
 
   const Schedule* schedule_;
   std::span<const Binding> bindings_;
+  const char* owner_;  // names the holder in error messages
   MPI_Datatype unit_ = MPI_DATATYPE_NULL;  // 64-byte unit for messages over INT_MAX bytes
   std::vector<Channel> sends_, receives_;
   std::vector<RawBytes> buffers_;  // every packed byte of both directions

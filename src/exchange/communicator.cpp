@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <numeric>
 #include <string>
 #include <utility>
 
@@ -256,17 +255,9 @@ void Communicator::agree(const std::optional<Error>& mine) const {
   throw Error(static_cast<ErrorCode>(header[0]), message);
 }
 
-std::vector<double> Communicator::allgather(double value) const {
-  std::vector<double> all(static_cast<std::size_t>(size_));
-  check_mpi(MPI_Allgather(&value, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, comm_), "MPI_Allgather");
-  return all;
-}
+std::vector<double> Communicator::allgather(double value) const { return allgather<double>(value); }
 
-double Communicator::max(double value) const {
-  double out = value;
-  check_mpi(MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce");
-  return out;
-}
+double Communicator::max(double value) const { return allreduce(value, ReduceOp::max); }
 
 double Communicator::sum(double value) const {
   // MPI_Allreduce may add in any order; gathering and adding in rank order is reproducible.

@@ -9,7 +9,8 @@ namespace tessera {
 
 FusedMover::FusedMover(const Communicator& comm, std::shared_ptr<const Schedule> schedule,
                        std::vector<std::size_t> element_sizes, std::vector<CombineFn> combine)
-    : element_sizes_(std::move(element_sizes)), tag_(comm.next_tag()) {
+    : element_sizes_(std::move(element_sizes)) {
+  const int tag = comm.next_tag();  // first, as every mover: ranks take tags in the same order
   constexpr const char* where = "FusedMover";
   if (!schedule) fail_argument(where, "schedule", "null", "must point to a compiled schedule");
   if (element_sizes_.empty()) fail_argument(where, "element_sizes", "empty", "must name at least one array");
@@ -21,7 +22,7 @@ FusedMover::FusedMover(const Communicator& comm, std::shared_ptr<const Schedule>
   std::vector<detail::Binding> bindings;
   for (std::size_t k = 0; k < element_sizes_.size(); ++k)
     bindings.push_back({element_sizes_[k], combine.empty() ? nullptr : combine[k]});
-  method_ = std::make_unique<detail::PointToPoint>(comm, std::move(schedule), std::move(bindings), tag_, where);
+  method_ = std::make_unique<detail::PointToPoint>(comm, std::move(schedule), std::move(bindings), tag, where);
 }
 
 FusedMover::~FusedMover() = default;

@@ -14,7 +14,7 @@ MoveMethod::MoveMethod(const Communicator& comm, std::shared_ptr<const Schedule>
       bindings_(std::move(bindings)),
       tag_(tag),
       owner_(owner),
-      channels_(*schedule_, bindings_, layout, stats_.buffer_allocations),
+      channels_(*schedule_, bindings_, layout, stats_.buffer_allocations, owner_),
       src_(bindings_.size(), nullptr),
       dst_(bindings_.size(), nullptr) {}
 

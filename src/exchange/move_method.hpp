@@ -41,7 +41,6 @@ class MoveMethod {
   [[nodiscard]] bool in_flight() const noexcept { return in_flight_; }
   [[nodiscard]] const MoverStats& stats() const noexcept { return stats_; }
   [[nodiscard]] const Schedule& schedule() const noexcept { return *schedule_; }
-  [[nodiscard]] const std::shared_ptr<const Schedule>& schedule_ptr() const noexcept { return schedule_; }
 
  protected:
   /// `owner` names the class that holds the method in error messages ("Mover", "FusedMover").

@@ -87,8 +87,7 @@ MoveAlgorithm choose(MoveAlgorithm requested, const Communicator& comm, const Sc
   std::array<std::int64_t, 5> v{
       code, -code, std::max(send_total, receive_total) > static_cast<std::size_t>(INT_MAX) ? 1 : 0,
       static_cast<std::int64_t>(std::max(s.sends.size(), s.receives.size())), static_cast<std::int64_t>(largest)};
-  check_mpi(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_INT64_T, MPI_MAX, comm.raw()),
-            "MPI_Allreduce");
+  comm.allreduce(std::span<std::int64_t>(v), ReduceOp::max);
   if (v[0] != -v[1])
     fail(ErrorCode::invalid_argument,
          "Mover: the ranks asked for different move algorithms (this rank: ", to_string(requested),

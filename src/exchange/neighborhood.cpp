@@ -15,9 +15,7 @@ MPI_Aint address(const void* p) {
 }  // namespace
 
 OwnedComm::~OwnedComm() {
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (!finalized && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  if (!mpi_finalized() && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
 }
 
 Neighborhood::Neighborhood(const Communicator& comm, std::shared_ptr<const Schedule> schedule,

@@ -18,9 +18,7 @@ class RequestPool {
  public:
   explicit RequestPool(std::size_t size) : requests_(size, MPI_REQUEST_NULL) {}
   ~RequestPool() {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (!finalized) MPI_Waitall(size(), requests_.data(), MPI_STATUSES_IGNORE);
+    if (!mpi_finalized()) MPI_Waitall(size(), requests_.data(), MPI_STATUSES_IGNORE);
   }
   RequestPool(const RequestPool&) = delete;
   RequestPool& operator=(const RequestPool&) = delete;

@@ -1,6 +1,7 @@
 #pragma once
-// Brute-force checks of the invariants every distribution must keep (DESIGN.md invariant 1 and the
-// layout issue's test list), shared by the built-in and the user-defined distribution tests.
+// Brute-force checks of the invariants every distribution must keep (each point's owner, every
+// rank's owned set, local offsets and pieces against their definitions), shared by the built-in
+// and the user-defined distribution tests.
 #include <gtest/gtest.h>
 
 #include <map>

@@ -246,12 +246,7 @@ class DistArray final {
     auto mover = detail::kept_mover(dom.cache(), dom.comm(), halo_schedule_key(dist, ghosts(), dom.rank()),
                                     {dist.hash()}, sizeof(T), nullptr, halo_charge(dist.domain(), ghosts(), sizeof(T)),
                                     [&] { return halo_schedule(dist, ghosts(), dom.rank(), &dom.cache()); });
-    try {
-      mover->start(storage_.buffer(), storage_.buffer());
-    } catch (...) {
-      dom.cache().discard(mover.get());
-      throw;
-    }
+    detail::discard_on_throw(dom.cache(), mover.get(), [&] { mover->start(storage_.buffer(), storage_.buffer()); });
     storage_.watch(mover.get());  // the domain refuses to move the storage while it is in flight
     ghost_update_ = std::move(mover);
   }
@@ -263,12 +258,7 @@ class DistArray final {
     // Released whatever happens: a mover that failed here leaves the cache (never started again).
     auto mover = std::move(ghost_update_);
     storage_.watch(nullptr);
-    try {
-      mover->wait();
-    } catch (...) {
-      domain_.cache().discard(mover.get());
-      throw;
-    }
+    detail::discard_on_throw(domain_.cache(), mover.get(), [&] { mover->wait(); });
   }
   /// True while a ghost update started by `begin_update_ghosts` is not yet completed.
   [[nodiscard]] bool ghost_update_in_flight() const noexcept { return static_cast<bool>(ghost_update_); }

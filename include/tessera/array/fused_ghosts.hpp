@@ -62,21 +62,16 @@ requires(N >= 1) void update_ghosts(DistArray<T0, N>& first, DistArray<Ts, N>&..
     std::size_t bytes_per_element = 0;
     for (std::size_t es : sizes) bytes_per_element += es;
     const ExecutorKey key(halo_schedule_key(dist, g, dom.rank()), sizes);
-    auto fused = dom.cache().template executor<FusedMover>(key, {dist.hash()}, halo_charge(dist.domain(), g, bytes_per_element), [&] {
-      return make_fused_mover_if_small(dom.comm(), halo_schedule(dist, g, dom.rank(), &dom.cache()), sizes);
-    });
+    auto fused = dom.cache().template executor<FusedMover>(
+        key, {dist.hash()}, halo_charge(dist.domain(), g, bytes_per_element),
+        [&] { return make_fused_mover_if_small(dom.comm(), halo_schedule(dist, g, dom.rank(), &dom.cache()), sizes); });
     if (fused) {
       const auto at = [](auto& a) -> void* {
         return a.data() != nullptr ? static_cast<void*>(a.data()) : static_cast<void*>(detail::empty_storage);
       };
       const std::array<void*, count> dst{at(first), at(rest)...};
       const std::array<const void*, count> src{at(first), at(rest)...};
-      try {
-        fused->run(src, dst);
-      } catch (...) {
-        dom.cache().discard(fused.get());
-        throw;
-      }
+      detail::discard_on_throw(dom.cache(), fused.get(), [&] { fused->run(src, dst); });
     } else {
       first.begin_update_ghosts();
       (rest.begin_update_ghosts(), ...);

@@ -318,7 +318,7 @@ struct IndexRemap final : CachedExecutor {
   [[nodiscard]] bool busy() const noexcept override { return mover.in_flight(); }
   /// At least `bytes` bytes (never null), valid until the next call.
   [[nodiscard]] std::byte* staging(std::size_t bytes) {
-    if (scratch.size() < std::max<std::size_t>(bytes, 1)) scratch.resize(std::max<std::size_t>(bytes, 1));
+    scratch.resize(std::max({scratch.size(), bytes, std::size_t{1}}));  // grows only
     return scratch.data();
   }
 
@@ -345,16 +345,6 @@ template <class Inspect>
   return cache.executor<IndexRemap>(key, distributions, charge, [&] {
     return std::make_unique<IndexRemap>(comm, inspect(), element_size);
   });
-}
-
-/// `remap.mover.run(src, dst)`; if it throws, the remap leaves the cache before the exception goes on.
-inline void run_index_remap(ExchangeCache& cache, IndexRemap& remap, const void* src, void* dst) {
-  try {
-    remap.mover.run(src, dst);
-  } catch (...) {
-    cache.discard(&remap);
-    throw;
-  }
 }
 
 }  // namespace detail::remap
@@ -475,7 +465,8 @@ requires(N >= 1 && M >= 1) void gather(const DistArray<T, N>& src, const DistArr
     if (bytes > 0) std::memcpy(staged, src.data(), bytes);
     from = staged;
   }
-  detail::remap::run_index_remap(dom.cache(), *remap, from, detail::remap::bytes_of(dst.data()));
+  detail::discard_on_throw(dom.cache(), remap.get(),
+                           [&] { remap->mover.run(from, detail::remap::bytes_of(dst.data())); });
 }
 
 /// Collective: ZPL's remap on the left, `A#[I] := V`: dst(index(i)) = op(dst(index(i)), values(i))
@@ -525,7 +516,8 @@ requires(N >= 1 && M >= 1) void scatter(const DistArray<T, M>& values, const Dis
       [&] { return detail::remap::inspect_scatter(where, values, index, dst); });
   const detail::remap::IndexPlan& plan = remap->plan;
   std::byte* staged = remap->staging(static_cast<std::size_t>(plan.staged) * es);
-  detail::remap::run_index_remap(dom.cache(), *remap, detail::remap::bytes_of(values.data()), staged);
+  detail::discard_on_throw(dom.cache(), remap.get(),
+                           [&] { remap->mover.run(detail::remap::bytes_of(values.data()), staged); });
   // Apply in staging order, which is the order of i: a stretch of consecutive targets at once.
   auto* out = reinterpret_cast<std::byte*>(dst.data());
   std::size_t at = 0;

@@ -5,9 +5,10 @@
 /// tessera never sends on the user's communicator: it duplicates it, so that its messages cannot
 /// match the user's receives and vice versa. The duplicate has `MPI_ERRORS_RETURN` set, and every
 /// MPI call inside tessera goes through `check_mpi`, which turns an error code into a
-/// `tessera::Error(mpi)` carrying `MPI_Error_string`. This is the only layer that calls MPI: the
-/// other layers communicate through the typed collectives below (the io layer also keeps HDF5's
-/// own MPI-IO), which scripts/check_mpi_layers.sh verifies as part of `make test`.
+/// `tessera::Error(mpi)` carrying `MPI_Error_string`. This is the only layer that calls MPI: array,
+/// balance, layout, plan, geometry, core, spec and capi communicate through the typed collectives
+/// below, which scripts/check_mpi_layers.sh verifies as part of `make test`. The io layer is not
+/// checked: it hands HDF5 its MPI-IO settings and calls `MPI_Abort` in the crash-test hook.
 
 #include <mpi.h>
 

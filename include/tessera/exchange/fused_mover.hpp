@@ -82,7 +82,6 @@ class FusedMover final : public CachedExecutor {
 
  private:
   std::vector<std::size_t> element_sizes_;
-  int tag_;
   std::unique_ptr<detail::PointToPoint> method_;
 };
 

@@ -1,10 +1,12 @@
 #pragma once
 /// \file
-/// The movers a domain keeps in its `ExchangeCache` (plan/exchange_cache.hpp): `kept_mover` finds
-/// or makes the one for a schedule key, element size and combine function; `run_kept` runs it and
-/// drops it from the cache if the run throws, so that a mover left half-started is never handed
-/// out again. Every array-layer movement (ghost updates, remaps, whole-array gathers) goes through
-/// one of them, so none repeats the lookup.
+/// The single-array movers a domain keeps in its `ExchangeCache` (plan/exchange_cache.hpp):
+/// `kept_mover` finds or makes the one for a schedule key, element size and combine function;
+/// `run_kept` runs it and drops it from the cache if the run throws (`detail::discard_on_throw`),
+/// so that a mover left half-started is never handed out again. Ghost updates, `accumulate_ghosts`,
+/// `copy`, `copy_section`, `transpose`, `gather_to` and `scatter_from` go through them; fused ghost
+/// updates and index remaps keep executors of their own type (`FusedMover`, `IndexRemap`) through
+/// `ExchangeCache::executor` directly, and redistributions make their movers per call.
 /// \code
 ///   const auto key = tessera::halo_schedule_key(dist, g, rank);
 ///   tessera::detail::run_kept(cache, comm, key, {dist.hash()}, sizeof(double), nullptr, charge,
@@ -42,20 +44,15 @@ template <class GetSchedule>
                                [&] { return std::make_unique<Mover>(comm, schedule(), element_size, combine); });
 }
 
-/// Collective: `kept_mover(...)` run from `src` into `dst` (as `Mover::run`). If the run throws,
-/// the mover leaves the cache before the exception goes on.
+/// Collective: `kept_mover(...)` run from `src` into `dst` (as `Mover::run`), through
+/// `discard_on_throw`.
 template <class GetSchedule>
 void run_kept(ExchangeCache& cache, const Communicator& comm, std::uint64_t schedule_key,
               std::initializer_list<std::uint64_t> distributions, std::size_t element_size, CombineFn combine,
               std::size_t charge, GetSchedule&& schedule, const void* src, void* dst) {
   auto mover = kept_mover(cache, comm, schedule_key, distributions, element_size, combine, charge,
                           std::forward<GetSchedule>(schedule));
-  try {
-    mover->run(src, dst);
-  } catch (...) {
-    cache.discard(mover.get());
-    throw;
-  }
+  discard_on_throw(cache, mover.get(), [&] { mover->run(src, dst); });
 }
 
 }  // namespace tessera::detail

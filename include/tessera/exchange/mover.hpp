@@ -6,7 +6,8 @@
 /// one contiguous stretch is sent straight from the array, without packing), then does the local
 /// copies; `wait()` unpacks messages as they arrive and completes the sends; `test()` polls.
 /// Several movers may be in flight at once: each has its own tag. Buffers are allocated when the
-/// mover is made and reused by every execution: nothing allocates after that.
+/// mover is made and reused by every execution: nothing allocates after that (except a staging
+/// buffer, once, at the first execution whose local copies may overlap).
 /// \code
 ///   tessera::Mover halo(world, schedule, sizeof(double));
 ///   halo.start(u.data(), u.data());   // source and destination may be the same array

@@ -258,4 +258,19 @@ class ExchangeCache {
   ExchangeCacheStats counts_;
 };
 
+namespace detail {
+/// Calls `use()`, which starts, completes or runs `executor`; if it throws, `executor` leaves
+/// `cache` (freed once idle) before the exception goes on, so that an executor left half-started is
+/// never handed out again. Every array-layer use of a kept executor goes through this.
+template <class Use>
+void discard_on_throw(ExchangeCache& cache, const CachedExecutor* executor, Use&& use) {
+  try {
+    use();
+  } catch (...) {
+    cache.discard(executor);
+    throw;
+  }
+}
+}  // namespace detail
+
 }  // namespace tessera

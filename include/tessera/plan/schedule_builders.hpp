@@ -55,8 +55,9 @@ template <std::size_t N>
 }
 
 /// What a ghost exchange of arrays over `box` with ghosts `g` is charged in an `ExchangeCache`:
-/// the bytes of the ghost shell of the whole box (`element_bytes` per element), which bounds the
-/// shell of any one rank's part and is the same on every rank. Not the halo bytes summed over the
+/// the bytes of the ghost shell of the whole box (`element_bytes` per element): the same on every
+/// rank, and a bound on the shell of any rank that stores one patch (a rank with several patches,
+/// under a user-defined distribution, may hold more). Not the halo bytes summed over the
 /// ranks: at thousands of ranks that would pass the cache's byte bound and the mover would be made
 /// anew on every update.
 template <std::size_t N>
@@ -172,16 +173,29 @@ template <std::size_t N>
   return hash_combine(key, static_cast<std::uint64_t>(rank));
 }
 
+namespace detail {
+/// `gather_schedule` (`gather` true) or `scatter_schedule`: between an array over `dist` and the
+/// row-major image of its box on `root`, cached under `root_schedule_key`.
+template <std::size_t N>
+[[nodiscard]] std::shared_ptr<const Schedule> root_schedule(bool gather, const Distribution<N>& dist,
+                                                            const GhostSpec<N>& ghosts, int root, int rank,
+                                                            ExchangeCache* cache) {
+  return cached(cache, root_schedule_key(gather, dist, ghosts, root, rank), {dist.hash()}, [&] {
+    const auto image = everything_on(dist.domain(), dist.comm_size(), root);
+    const auto array_layout = StorageLayout<N>::make(dist, rank, ghosts);
+    const auto image_layout = StorageLayout<N>::make(image, rank, no_ghosts<N>());
+    return gather ? compile_schedule(redistribution_plan(dist, image, rank), rank, array_layout, image_layout)
+                  : compile_schedule(redistribution_plan(image, dist, rank), rank, image_layout, array_layout);
+  });
+}
+}  // namespace detail
+
 /// The schedule of `rank` for gathering a whole array over `dist` (ghosts `ghosts`) into the
 /// row-major image of its box on `root`.
 template <std::size_t N>
 [[nodiscard]] std::shared_ptr<const Schedule> gather_schedule(const Distribution<N>& dist, const GhostSpec<N>& ghosts,
                                                               int root, int rank, ExchangeCache* cache = nullptr) {
-  return detail::cached(cache, root_schedule_key(true, dist, ghosts, root, rank), {dist.hash()}, [&] {
-    const auto image = everything_on(dist.domain(), dist.comm_size(), root);
-    return compile_schedule(redistribution_plan(dist, image, rank), rank, StorageLayout<N>::make(dist, rank, ghosts),
-                            StorageLayout<N>::make(image, rank, no_ghosts<N>()));
-  });
+  return detail::root_schedule(true, dist, ghosts, root, rank, cache);
 }
 
 /// The schedule of `rank` for scattering the row-major image of the box on `root` into a whole
@@ -189,11 +203,7 @@ template <std::size_t N>
 template <std::size_t N>
 [[nodiscard]] std::shared_ptr<const Schedule> scatter_schedule(const Distribution<N>& dist, const GhostSpec<N>& ghosts,
                                                                int root, int rank, ExchangeCache* cache = nullptr) {
-  return detail::cached(cache, root_schedule_key(false, dist, ghosts, root, rank), {dist.hash()}, [&] {
-    const auto image = everything_on(dist.domain(), dist.comm_size(), root);
-    return compile_schedule(redistribution_plan(image, dist, rank), rank,
-                            StorageLayout<N>::make(image, rank, no_ghosts<N>()), StorageLayout<N>::make(dist, rank, ghosts));
-  });
+  return detail::root_schedule(false, dist, ghosts, root, rank, cache);
 }
 
 }  // namespace tessera

@@ -223,9 +223,11 @@ struct Snapshot {
   bool operator==(const Snapshot&) const = default;
 };
 
-// A redistribution or migration that fails on one array (here the last one, whose ghosts are
-// impossible under the target) leaves every array of the domain, the ones before it included,
-// with its layout, buffer and values, and the domain with its distribution.
+// A redistribution or migration that one array makes impossible (here the last one, whose ghosts
+// cannot exist under the target) is refused before any array is staged: every array of the domain
+// keeps its layout, buffer and values, and the domain its distribution. (A failure after staging,
+// which relayout's discard undoes, has no test at this level: nothing here can make a mover throw
+// on purpose; Storage's discard is tested on its own.)
 TEST(ArrayRedistribute, AFailureLeavesEveryArrayAsItWas) {
   Communicator comm(MPI_COMM_WORLD);
   const Box<2> box({0, 0}, {11, 6});

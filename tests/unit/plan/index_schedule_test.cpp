@@ -147,8 +147,10 @@ TEST(IndexSchedule, SimulatedMachineMovesEveryRequestedElement) {
       const Schedule& s = schedules[q];
       for (const PeerBlocks& p : s.sends) {
         const auto r = static_cast<std::size_t>(p.peer);
-        const auto* in = &*std::find_if(schedules[r].receives.begin(), schedules[r].receives.end(),
+        const auto found = std::find_if(schedules[r].receives.begin(), schedules[r].receives.end(),
                                         [&](const PeerBlocks& x) { return x.peer == static_cast<int>(q); });
+        ASSERT_NE(found, schedules[r].receives.end()) << "rank " << r << " expects nothing from " << q;
+        const PeerBlocks* in = &*found;
         ASSERT_EQ(in->elements, p.elements);
         const auto from = expand(s, p.blocks[0]);
         const auto to = expand(schedules[r], in->blocks[0]);
