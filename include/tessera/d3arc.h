@@ -157,9 +157,15 @@ int* d3_get_OR_bounds(int d, int id);
  *  the elapsed seconds (the largest over the processes) or -1.0. */
 real d3_effect_dist(int d);
 
-/** Tells the runtime that region id of array d was updated: a region mapped into a user buffer is
- *  copied back, then the ghost cells of the viewport are exchanged (collective, for every region
- *  of the array at once). Choice: id must be one of this process's regions; a process that owns
+/** Tells the runtime that the regions of array d were updated (collective: every process calls
+ *  it once per update, whatever the number of regions it owns). Every region of this process that
+ *  is mapped into a copy (a user buffer, or a runtime copy of a D_CYCLIC region) is copied back —
+ *  not only region id — then the ghost cells of the viewport are exchanged, for every region at
+ *  once, and every mapped copy is refreshed with its new viewport. So the loop of Fig. 2 (write
+ *  every region, then one d3_update_OR(d, 0)) is right for processes that own several regions.
+ *  Calling it once per region instead is wrong when processes own different numbers of regions:
+ *  they would make different numbers of collective calls (checked mode reports that). Choice: id
+ *  must be one of this process's regions (0 always is, when it owns any); a process that owns
  *  none may pass any id (it only takes part in the exchange). Returns 0 or -1. */
 int d3_update_OR(int d, int id);
 
@@ -176,7 +182,12 @@ real* d3_norm(real* tv, int len, real min, real max);
 
 /** Computes a new distribution of array d (after d3_effect_dist), every interval boundary moved a
  *  fraction delta (0 <= delta <= 1) of the way towards the one weights w (one per grid position)
- *  give; *nb = the logical blocks that would move. Nothing moves yet. Returns a handle for
+ *  give; *nb = the logical blocks that would move (elements changing owner divided by the
+ *  elements of one logical block, rounded up). A logical block spans b[k] indices (d3_darray)
+ *  along each dimension the grid divides (grid extent > 1) and the whole extent of every other
+ *  dimension. So with b = {1, 1}, a block is a single element on a 2 x 2 grid but a whole row on a
+ *  p x 1 grid (the paper's row-wise migration), and *nb counts rows there. Nothing moves yet.
+ *  Returns a handle for
  *  d3_migrate, or -1. Choice: handles of array d are released by its next d3_migrate (they are
  *  all stale then) and by d3_finalize. Needs a distribution with no D_CYCLIC dimension. */
 int d3_new_dist(int d, real* w, real delta, int* nb);

@@ -316,15 +316,17 @@ int d3_update_OR(int d, int id) {
     DArray& a = array(d);
     if (!a.effected)
       fail(text("array '", a.name, "' is not distributed yet: call d3_effect_dist first (wrong call order)"));
-    if (!a.regions.empty()) {
-      Region& reg = region(a, id);
+    // `id` must name a region of this process, but every mapped copy goes back and is refreshed:
+    // the paper's programs call d3_update_OR once per iteration (Fig. 2) whatever the number of
+    // regions a process owns, and a process with several cyclic regions would otherwise lose the
+    // writes to all but one (or have to call a collective a rank-dependent number of times).
+    if (!a.regions.empty()) (void)region(a, id);
+    for (const Region& reg : a.regions)
       if (reg.copy) check(tessera_array_copy_in(a.array, &reg.owned, a.type, reg.copy, &reg.mapped));
-    }
-    if (a.has_viewport()) check(tessera_array_update_ghosts(a.array));
-    if (!a.regions.empty()) {
-      Region& reg = region(a, id);
-      if (reg.copy && a.has_viewport())
-        check(tessera_array_copy_out(a.array, &reg.mapped, a.type, reg.copy, &reg.mapped));
+    if (a.has_viewport()) {
+      check(tessera_array_update_ghosts(a.array));
+      for (const Region& reg : a.regions)
+        if (reg.copy) check(tessera_array_copy_out(a.array, &reg.mapped, a.type, reg.copy, &reg.mapped));
     }
     return 0;
   });
