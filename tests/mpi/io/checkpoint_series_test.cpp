@@ -14,6 +14,7 @@
 #include <set>
 
 #include "checkpoint_support.hpp"
+#include "morton_distribution/morton_distribution.hpp"
 #include "tessera/io/checkpoint_series.hpp"
 #include "tessera/tessera.hpp"
 
@@ -125,13 +126,16 @@ TEST(Checksum, IsTheDocumentedSumWhateverTheDistribution) {
   ScratchDir dir(comm.raw());
   const Box<3> box({-1, 2, 0}, {8, 9, 6});
   const auto grid = ProcGrid<3>::automatic(comm.size(), {9, 7, 6});
-  const std::vector<Distribution<3>> dists = {Distribution<3>(box, grid, {block(), block(), block()}),
-                                              Distribution<3>(box, grid, {cyclic(), block_cyclic(2), block()})};
+  // Block (in place, ghosted), cyclic (strided), Morton boxes (several patches per rank).
+  const std::vector<Distribution<3>> dists = {
+      Distribution<3>(box, grid, {block(), block(), block()}),
+      Distribution<3>(box, grid, {cyclic(), block_cyclic(2), block()}),
+      Distribution<3>::user(std::make_shared<tessera_examples::MortonDistribution<3>>(box, comm.size()))};
   std::set<std::uint64_t> seen_u, seen_z;
   for (std::size_t k = 0; k < dists.size(); ++k) {
     const std::string path = dir.file("d" + std::to_string(k) + ".h5");
     Domain<3> dom(comm, dists[k]);
-    DistArray<double, 3> u(dom, ghosts<3>(1));
+    DistArray<double, 3> u(dom, k == 0 ? ghosts<3>(1) : no_ghosts<3>());
     DistArray<std::complex<double>, 3> z(dom);
     DistArray<std::uint8_t, 3> b(dom);
     fill(u, 5);
