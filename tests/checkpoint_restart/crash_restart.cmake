@@ -9,8 +9,10 @@
 #      one expected (the damaged one skipped), runs to the end and must match the reference bit
 #      for bit.
 # Variables: MPIEXEC NPFLAG EXE WORK_DIR [RUNS=1] [SEED=random] [DAMAGE=random] [MAX_RANKS=4]
-#            [N=48] [ITERATIONS=40] [EVERY=5] [KEEP=3]
-foreach(var RUNS:1 DAMAGE:random MAX_RANKS:4 N:48 ITERATIONS:40 EVERY:5 KEEP:3)
+#            [N=48] [ITERATIONS=40] [EVERY=5] [KEEP=3] [KILL_MIN=1] (kills at iterations
+#            KILL_MIN..ITERATIONS-1; the short ctest asks for one past two checkpoints, so that the
+#            restart skips a damaged one and still resumes from a checkpoint)
+foreach(var RUNS:1 DAMAGE:random MAX_RANKS:4 N:48 ITERATIONS:40 EVERY:5 KEEP:3 KILL_MIN:1)
   string(REPLACE ":" ";" pair ${var})
   list(GET pair 0 name)
   list(GET pair 1 default)
@@ -59,7 +61,7 @@ foreach(run RANGE 1 ${RUNS})
   math(EXPR last_rank "${crash_ranks} - 1")
   draw(kill_rank 0 ${last_rank})
   math(EXPR last_iteration "${ITERATIONS} - 1")
-  draw(kill_iteration 1 ${last_iteration})
+  draw(kill_iteration ${KILL_MIN} ${last_iteration})
   if(DAMAGE STREQUAL "always")
     set(damage 1)
   elseif(DAMAGE STREQUAL "never")
@@ -67,12 +69,11 @@ foreach(run RANGE 1 ${RUNS})
   else()
     draw(damage 0 1)
   endif()
-  draw(restart_ranks 1 ${last_rank})  # then shifted past crash_ranks: another count
+  # Any count in [1, MAX_RANKS] but crash_ranks: draw among MAX_RANKS - 1, skip over crash_ranks.
+  math(EXPR others "${MAX_RANKS} - 1")
+  draw(restart_ranks 1 ${others})
   if(restart_ranks GREATER_EQUAL crash_ranks)
     math(EXPR restart_ranks "${restart_ranks} + 1")
-  endif()
-  if(restart_ranks GREATER MAX_RANKS)
-    set(restart_ranks 1)
   endif()
   message("--- run ${run}: ${crash_ranks} ranks, rank ${kill_rank} killed at iteration ${kill_iteration}; "
           "restart on ${restart_ranks} ranks; damage newest: ${damage}")
