@@ -53,7 +53,8 @@ std::string series_path(const std::string& dir, std::int64_t step) {
   return (fs::path(dir) / tessera::detail::concat(kPrefix, step, kSuffix)).string();
 }
 
-void check_keep(int keep) {
+void check_series(const std::string& dir, int keep) {
+  if (dir.empty()) fail_argument("tessera::io::CheckpointSeries", "dir", "\"\"", "must name a folder (\".\" for this one)");
   if (keep < 1) fail_argument("tessera::io::CheckpointSeries", "keep", keep, "must be >= 1");
 }
 

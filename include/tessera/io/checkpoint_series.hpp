@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tessera/exchange/communicator.hpp"
@@ -70,17 +71,17 @@ void prune_series(const Communicator& comm, const std::string& dir, int keep, st
 [[nodiscard]] std::string series_path(const std::string& dir, std::int64_t step);
 /// Collective: the steps of the checkpoints in `dir`, oldest first, as rank 0 lists them.
 [[nodiscard]] std::vector<std::int64_t> series_steps(const Communicator& comm, const std::string& dir);
-/// Throws Error(invalid_argument) unless keep >= 1.
-void check_keep(int keep);
+/// Throws Error(invalid_argument) for an empty `dir` or `keep` < 1.
+void check_series(const std::string& dir, int keep);
 }  // namespace detail
 
 /// The checkpoints of one run, `dir/ckpt-<step>.h5`, the newest `keep` of them kept. The series
 /// owns its folder's `ckpt-*` files: put one run's series in a folder of its own.
 class CheckpointSeries {
  public:
-  /// Checkpoints in `dir` (created by the first `save` if missing); `keep` >= 1 or
-  /// `Error(invalid_argument)`.
-  CheckpointSeries(std::string dir, int keep) : dir_(std::move(dir)), keep_(keep) { detail::check_keep(keep_); }
+  /// Checkpoints in `dir` (created by the first `save` if missing; "." for the current folder);
+  /// `Error(invalid_argument)` for an empty `dir` or `keep` < 1.
+  CheckpointSeries(std::string dir, int keep) : dir_(std::move(dir)), keep_(keep) { detail::check_series(dir_, keep_); }
 
   /// Collective over the arrays' domain: `io::save(path_of(step), attributes, arrays...)` (atomic,
   /// with checksums), then rank 0 deletes, while the others wait:

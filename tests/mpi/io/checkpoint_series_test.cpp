@@ -280,6 +280,8 @@ TEST(CheckpointSeries, KeepsExactlyTheNewestN) {
   EXPECT_EQ(one.steps(comm), std::vector<std::int64_t>{29});
   expect_same_error_everywhere(comm.raw(), [&] { io::CheckpointSeries bad(dir, 0); }, ErrorCode::invalid_argument,
                                "argument 'keep' = 0 must be >= 1");
+  expect_same_error_everywhere(comm.raw(), [&] { io::CheckpointSeries bad("", 2); }, ErrorCode::invalid_argument,
+                               "argument 'dir' = \"\" must name a folder");
   expect_same_error_everywhere(comm.raw(), [&] { series.save(-1, {}, io::named("u", u)); },
                                ErrorCode::invalid_argument, "argument 'step' = -1 must be >= 0");
 }
