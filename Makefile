@@ -44,6 +44,12 @@ bench: deps
 ## shadow; checked mode on (SOAK_CHECKED=0 turns it off). Each run ends with the line
 ## "soak: N operations, M elements checked, K mismatches" and fails if K > 0 or anything threw.
 ## `make test` runs short versions (soak.short.np*).
+## Then SOAK_RESTARTS crash-restart runs (tests/checkpoint_restart/crash_restart.cmake): the SOR
+## solver killed (SIGKILL) at a random iteration on 2-4 ranks, its newest checkpoint damaged at
+## random, restarted on another rank count; each must end bit-identical to an uninterrupted run.
+## SOAK_RESTART_SEED fixes the draws (default: the time, printed).
+SOAK_RESTARTS ?= 10
+SOAK_RESTART_SEED ?=
 SOAK_OPS     ?= 50000
 SOAK_RANKS   ?= 1 2 3 4 5 6
 SOAK_SEED    ?= 1
@@ -54,6 +60,9 @@ soak: build
 	  TESSERA_CHECKED=$(SOAK_CHECKED) timeout 600 scripts/mpirun.sh $$n $(BUILD)/tests/soak/tessera_soak \
 	    --ops $(SOAK_OPS) --seed $$(( $(SOAK_SEED) + $$n )) || exit 1; \
 	done
+	cmake -DMPIEXEC=$(CURDIR)/scripts/mpirun.sh -DNPFLAG= -DEXE=$(CURDIR)/$(BUILD)/tests/tessera_sor_restart \
+	  -DWORK_DIR=$(CURDIR)/$(BUILD)/soak-restart -DRUNS=$(SOAK_RESTARTS) -DSEED=$(SOAK_RESTART_SEED) \
+	  -P tests/checkpoint_restart/crash_restart.cmake
 
 ## make check-asan: the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer
 check-asan:

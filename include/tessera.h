@@ -557,7 +557,8 @@ tessera_status tessera_load_free(tessera_load* load);
 /** Collective: writes `array` as dataset `name` of the HDF5 file `path` (replaced atomically). */
 tessera_status tessera_checkpoint_save(const char* path, tessera_array array, const char* name);
 /** Collective: sets every owned element of `array` from dataset `name` of `path`, whatever the
- *  distribution and number of ranks that saved it (TESSERA_ERR_IO, TESSERA_ERR_MISMATCH). */
+ *  distribution and number of ranks that saved it (TESSERA_ERR_IO, TESSERA_ERR_MISMATCH). The
+ *  dataset's checksum is verified: a damaged or truncated file is TESSERA_ERR_IO. */
 tessera_status tessera_checkpoint_load(const char* path, tessera_array array, const char* name);
 
 #ifdef __cplusplus

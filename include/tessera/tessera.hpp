@@ -32,4 +32,5 @@
 #include "tessera/balance/timing.hpp"
 #include "tessera/balance/weights.hpp"
 #include "tessera/io/checkpoint.hpp"
+#include "tessera/io/checkpoint_series.hpp"
 #include "tessera/spec/spec.hpp"

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "checkpoint_format.hpp"
+#include "checksum.hpp"
 #include "collective_step.hpp"
 #include "hdf5_file.hpp"
 #include "hdf5_types.hpp"
@@ -84,10 +85,12 @@ Attributes load_checkpoint(const std::string& path, const CheckpointRequest& req
   });
   // Check every dataset before reading any, so that a mismatch leaves the arrays untouched.
   std::vector<Hid> types, datasets;
+  std::vector<std::optional<std::uint64_t>> checksums;  // none for files written by other programs
   collective_step(comm, kWhere, [&] {
     for (const ArraySelection& a : request.arrays) {
       types.push_back(hdf5_type(a.type));
       datasets.push_back(open_matching_dataset(file.get(), path, request, a, types.back().get()));
+      checksums.push_back(read_checksum(datasets.back().get(), path, a.name));
     }
   });
   for (std::size_t k = 0; k < request.arrays.size(); ++k) {
@@ -100,6 +103,13 @@ Attributes load_checkpoint(const std::string& path, const CheckpointRequest& req
                tessera::detail::concat("H5Dread of dataset '", a.name, "' from '", path, "'"));
       plan->finish_read();
     });
+    if (checksums[k]) {
+      // Recomputed from what each rank read, combined like the save did: every rank gets the same
+      // sum, so a damaged dataset is the same Error everywhere.
+      std::uint64_t mine = 0;
+      collective_step(comm, kWhere, [&] { mine = local_checksum(request, a); });
+      expect_checksum(kWhere, path, a.name, *checksums[k], combine_checksums(comm, mine));
+    }
   }
   collective_step(comm, kWhere, [&] {
     datasets.clear();

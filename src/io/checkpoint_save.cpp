@@ -21,6 +21,7 @@
 #include <span>
 
 #include "checkpoint_format.hpp"
+#include "checksum.hpp"
 #include "collective_step.hpp"
 #include "crash_hook.hpp"
 #include "hdf5_file.hpp"
@@ -91,12 +92,17 @@ void write_file(const std::string& path, const std::string& temporary, const Att
   for (const ArraySelection& a : r.arrays) {
     Hid type, dataset;
     std::optional<TransferPlan> plan;
+    std::uint64_t mine = 0;
     collective_step(comm, kWhere, [&] {
       type = hdf5_type(a.type);
       dataset = create_dataset(file.get(), r, a, type.get());
       plan.emplace(r, a, kWhere);
+      mine = local_checksum(r, a);
     });
+    // Each rank sums the terms of what it owns; no element leaves its rank (see checksum.hpp).
+    const std::uint64_t checksum = combine_checksums(comm, mine);
     collective_step(comm, kWhere, [&] {
+      write_checksum(dataset.get(), checksum);
       check_h5(H5Dwrite(dataset.get(), type.get(), plan->memory_space(), plan->file_space(), transfer.get(),
                         plan->prepare_write()),
                tessera::detail::concat("H5Dwrite of dataset '", a.name, "' to '", temporary, "'"));

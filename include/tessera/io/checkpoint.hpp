@@ -25,6 +25,10 @@
 /// - `save` is atomic from the user's view: it writes `path + ".tmp-<token>"`, closes it on every
 ///   rank, flushes it to disk, then rank 0 renames it to `path`. A run that dies during a save
 ///   leaves the previous file at `path` intact (and a stale `.tmp-` file that may be deleted).
+/// - Each dataset carries a 64-bit checksum of its elements in global row-major order
+///   (`tessera_checksum`), computed in parallel where the data lie (a sum of per-element terms, one
+///   allreduce) and verified by `load`: a flipped byte or a truncated file is an `Error(io)` naming
+///   the file and the dataset. `checkpoint_series.hpp`: `verify`, rotation, `latest_valid`.
 /// - An XDMF sidecar `path + ".xmf"` describes 2-D and 3-D checkpoints as a structured grid for
 ///   ParaView and VisIt (real and integer arrays; complex ones are listed in a comment only).
 /// Every failure (bad argument, HDF5 or MPI error, a file that does not match the arrays) is a
@@ -108,8 +112,9 @@ template <class First, class... Rest>
 
 /// Collective over the arrays' domain: writes every array to `path` (one dataset each, named as
 /// given) with `attributes`, atomically: `path` is replaced only once the whole file is written,
-/// and an XDMF sidecar `path + ".xmf"` is written beside it for 2-D and 3-D domains. Ghost layers
-/// are not saved. Element types: see `CheckpointElement`.
+/// and an XDMF sidecar `path + ".xmf"` is written beside it for 2-D and 3-D domains. Each dataset
+/// gets its checksum (docs/checkpoint.md, "Checksums"). Ghost layers are not saved. Element types:
+/// see `CheckpointElement`.
 /// \code
 ///   tessera::io::save("ck.h5", {{"iteration", std::int64_t{10}}, {"time", 0.5}}, tessera::io::named("u", u));
 /// \endcode
@@ -127,16 +132,20 @@ void save(const std::string& path, const Attributes& attributes, const Named<Arr
 /// Collective over the arrays' domain: sets every owned element of every array from the dataset
 /// of its name in `path`, whatever the number of ranks and the distribution that saved it, and
 /// returns the user attributes stored in the file (tessera's own `tessera_*` ones left out). Ghost
-/// layers are left as they were: call `update_ghosts()` after. Files written by other programs
-/// load too, if they hold datasets of the right shape and type.
+/// layers are left as they were: call `update_ghosts()` after. Each dataset's checksum is
+/// recomputed from what the ranks read and compared with the file's. Files written by other
+/// programs load too, if they hold datasets of the right shape and type (unverified when they
+/// carry no checksum).
 /// \code
 ///   auto at = tessera::io::load("ck.h5", tessera::io::named("u", u));
 ///   double t = std::get<double>(at.at("time"));
 /// \endcode
 /// Throws `Error` on every rank, leaving the arrays' values unspecified if the failure came during
 /// the read itself: `invalid_argument` for a bad or repeated name or arrays over different domains;
-/// `io` if the file cannot be opened or read; `mismatch` if a dataset is missing, has another
-/// shape or element type than its array, or the file's domain starts at another corner.
+/// `io` if the file cannot be opened (missing, truncated) or read, or a dataset fails its checksum
+/// (the message names the file and the dataset; the arrays then hold what was read); `mismatch` if
+/// a dataset is missing, has another shape or element type than its array, or the file's domain
+/// starts at another corner.
 template <class... Arrays>
   requires(sizeof...(Arrays) >= 1 && (!std::is_const_v<Arrays> && ...) &&
            (CheckpointElement<typename detail::ArrayTraits<Arrays>::element> && ...))

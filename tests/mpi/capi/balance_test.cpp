@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -340,6 +342,25 @@ TEST_F(CApiTest, CheckpointsSaveLoadAndRefuse) {
   EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_checkpoint_save(nullptr, a, "a"));
   EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_checkpoint_save(path.c_str(), a, nullptr));
   EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_checkpoint_save(path.c_str(), a, ""));
+  // A damaged file: rank 0 flips a byte inside the dataset's data (15 int32 sevens, contiguous);
+  // the load goes through io::load, which verifies the dataset's checksum.
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    std::string sevens;
+    for (int k = 0; k < 15; ++k) sevens += std::string("\x07\0\0\0", 4);
+    const std::size_t at = bytes.find(sevens);
+    EXPECT_NE(at, std::string::npos) << "the dataset's bytes are not in the file";
+    if (at != std::string::npos) {
+      file.clear();
+      file.seekp(static_cast<std::streamoff>(at + 4 * 6));
+      file.put('\x08');
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_STATUS(TESSERA_ERR_IO, tessera_checkpoint_load(path.c_str(), b, "a"));
+  expect_error_mentions({"tessera_checkpoint_load", "dataset 'a'", "fails its checksum", path.c_str()});
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
     std::remove(path.c_str());
