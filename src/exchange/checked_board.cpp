@@ -204,10 +204,12 @@ std::string seconds_text(double seconds) {
   std::abort();  // MPI_Abort does not return; if it did, still do not go on
 }
 
-// The rank that should report: the lowest one waiting in a check, else -1.
-int lowest_checking(const Board& board) {
-  for (int r = 0; r < board.size; ++r)
-    if (static_cast<Phase>(load(board.slots[r].phase)) == Phase::checking) return r;
+// The rank that should report: the lowest one waiting in a check, else the lowest one inside an
+// operation (which waits for messages, or will), else -1.
+int reporting_rank(const Board& board) {
+  for (Phase phase : {Phase::checking, Phase::inside})
+    for (int r = 0; r < board.size; ++r)
+      if (static_cast<Phase>(load(board.slots[r].phase)) == phase) return r;
   return -1;
 }
 
@@ -236,7 +238,7 @@ bool poll_until(int count, MPI_Request* requests, Until until, double deadline, 
 
 // Waits; past the deadline one rank should print and abort, since two ranks calling MPI_Abort at
 // once can leave Open MPI's mpirun hanging (seen with 4.1.4). With a board, the lowest rank that
-// waits in a check reports at once, and any other waiting rank gives it a grace period (and its
+// waits in a check (if none, the lowest inside an operation) reports at once, and any other waiting rank gives it a grace period (and its
 // own wait the chance to end), staggered by rank, before it reports itself. Without a board no
 // rank knows who else waits: rank r reports r steps after its deadline.
 void wait_or_abort(int count, MPI_Request* requests, Until until, int* index, MPI_Comm comm, bool in_check) {
@@ -248,8 +250,8 @@ void wait_or_abort(int count, MPI_Request* requests, Until until, int* index, MP
   const double step = std::min(timeout, 1.0);
   double grace = step * std::min(rank, 10);
   if (board != nullptr) {
-    const int reporter = lowest_checking(*board);
-    const bool me = reporter == rank || (reporter < 0 && !in_check);
+    const int reporter = reporting_rank(*board);
+    const bool me = reporter == rank || reporter < 0;
     grace = me ? 0.0 : std::min(timeout, 2.0) + 0.25 * step * std::min(rank, 40);
   }
   if (grace > 0 && poll_until(count, requests, until, MPI_Wtime() + grace, index)) return;

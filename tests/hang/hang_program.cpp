@@ -5,6 +5,9 @@
 //   hang_program extra    rank 1 makes one collective more; the others wait in their own barrier
 //   hang_program late     checked mode turned on after the domain was made (no board yet), and
 //                         rank 1 skips the first checked collective
+//   hang_program inside   rank 1 fails inside a ghost update after its check passed (its sends
+//                         are refused: Error(mpi)) and goes to its own barrier; the others wait
+//                         for its messages inside the operation
 //   hang_program timeout  a bad TESSERA_CHECKED_TIMEOUT: Error(invalid_argument) on every rank
 // Each run that should be stopped is, with MPI_Abort, so the program only prints on the others.
 #include <mpi.h>
@@ -13,6 +16,33 @@
 #include <string>
 
 #include "tessera/tessera.hpp"
+
+// Set on rank 1 by the "inside" scenario: its sends fail, through MPI's profiling interface, as a
+// rank that hits a local error in the middle of an operation would leave the others waiting.
+bool refuse_sends = false;
+
+extern "C" int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                         MPI_Request* request) {
+  if (refuse_sends) return MPI_ERR_OTHER;
+  return PMPI_Isend(buf, count, type, dest, tag, comm, request);
+}
+
+extern "C" int MPI_Ialltoallv(const void* send, const int* send_counts, const int* send_displs, MPI_Datatype send_type,
+                              void* recv, const int* recv_counts, const int* recv_displs, MPI_Datatype recv_type,
+                              MPI_Comm comm, MPI_Request* request) {
+  if (refuse_sends) return MPI_ERR_OTHER;
+  return PMPI_Ialltoallv(send, send_counts, send_displs, send_type, recv, recv_counts, recv_displs, recv_type, comm,
+                         request);
+}
+
+extern "C" int MPI_Ineighbor_alltoallw(const void* send, const int* send_counts, const MPI_Aint* send_displs,
+                                       const MPI_Datatype* send_types, void* recv, const int* recv_counts,
+                                       const MPI_Aint* recv_displs, const MPI_Datatype* recv_types, MPI_Comm comm,
+                                       MPI_Request* request) {
+  if (refuse_sends) return MPI_ERR_OTHER;
+  return PMPI_Ineighbor_alltoallw(send, send_counts, send_displs, send_types, recv, recv_counts, recv_displs,
+                                  recv_types, comm, request);
+}
 
 namespace {
 
@@ -45,6 +75,15 @@ int run(const std::string& scenario) {
   if (scenario == "skip") {
     if (comm.rank() == 1) return 0;  // returns early: its domain goes, then MPI_Finalize
     (void)a.sum();                   // #3: never matched
+  } else if (scenario == "inside") {
+    refuse_sends = comm.rank() == 1;
+    try {
+      a.update_ghosts();  // #3: rank 1 leaves it with Error(mpi), after the check
+    } catch (const Error& e) {
+      std::fprintf(stderr, "rank %d left update_ghosts: %s\n", comm.rank(), e.what());
+    }
+    refuse_sends = false;
+    MPI_Barrier(MPI_COMM_WORLD);
   } else if (scenario == "extra") {
     if (comm.rank() == 1) (void)a.max();  // #3 on rank 1 only
     MPI_Barrier(MPI_COMM_WORLD);          // where the others wait, outside tessera
