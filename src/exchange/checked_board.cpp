@@ -218,8 +218,8 @@ int reporting_rank(const Board& board) {
 enum class Until { all, any };
 
 // Polls `requests` until they complete (all, or any one: then *index) or `deadline` (MPI_Wtime)
-// passes. Spins for the first polls (a check that completes at once costs what MPI_Allreduce
-// did), then yields between polls so that oversubscribed ranks leave the core to the others.
+// passes. Spins for the first polls (a check whose ranks are all there completes within them),
+// then yields between polls so that oversubscribed ranks leave the core to the others.
 bool poll_until(int count, MPI_Request* requests, Until until, double deadline, int* index) {
   for (unsigned polls = 0;; ++polls) {
     int done = 0;
@@ -238,9 +238,10 @@ bool poll_until(int count, MPI_Request* requests, Until until, double deadline, 
 
 // Waits; past the deadline one rank should print and abort, since two ranks calling MPI_Abort at
 // once can leave Open MPI's mpirun hanging (seen with 4.1.4). With a board, the lowest rank that
-// waits in a check (if none, the lowest inside an operation) reports at once, and any other waiting rank gives it a grace period (and its
-// own wait the chance to end), staggered by rank, before it reports itself. Without a board no
-// rank knows who else waits: rank r reports r steps after its deadline.
+// waits in a check (if none, the lowest inside an operation) reports at once, and any other
+// waiting rank gives it a grace period (and its own wait the chance to end), staggered by rank,
+// before it reports itself. Without a board no rank knows who else waits: rank r reports r steps
+// after its deadline.
 void wait_or_abort(int count, MPI_Request* requests, Until until, int* index, MPI_Comm comm, bool in_check) {
   const double timeout = timeout_seconds();
   if (poll_until(count, requests, until, MPI_Wtime() + timeout, index)) return;
