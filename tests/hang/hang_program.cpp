@@ -4,7 +4,7 @@
 //   hang_program skip     rank 1 returns early (to MPI_Finalize) instead of a third collective
 //   hang_program extra    rank 1 makes one collective more; the others wait in their own barrier
 //   hang_program late     checked mode turned on after the domain was made (no board yet), and
-//                         rank 1 skips the first checked collective
+//                         rank 1 skips the first checked collective for its own barrier
 //   hang_program inside   rank 1 fails inside a ghost update after its check passed (its sends
 //                         are refused: Error(mpi)) and goes to its own barrier; the others wait
 //                         for its messages inside the operation
@@ -58,7 +58,8 @@ int run(const std::string& scenario) {
   a.for_each_owned([](const Point<2>& p, double& x) { x = static_cast<double>(p[0] + p[1]); });
   if (scenario == "late") {
     set_checked_mode(true);
-    if (comm.rank() != 1) (void)a.sum();  // rank 1 goes straight to MPI_Finalize
+    if (comm.rank() != 1) (void)a.sum();  // rank 1 goes to its own barrier (see docs: not to MPI_Finalize)
+    MPI_Barrier(MPI_COMM_WORLD);
     return 0;
   }
   if (scenario == "timeout") {
