@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "checked_board.hpp"
+
 #ifndef TESSERA_CHECKED_DEFAULT
 #define TESSERA_CHECKED_DEFAULT 0
 #endif
@@ -21,6 +23,8 @@ namespace {
 // -1 until the first checked_mode() or set_checked_mode(); then 0 or 1.
 std::atomic<int> mode{-1};
 std::atomic<std::uint64_t> checks_made{0};
+// This process's number for its checked collectives: what the hang report calls "#58".
+std::uint64_t sequence = 0;
 thread_local int scope_depth = 0;
 
 int mode_from_environment() {
@@ -98,10 +102,23 @@ namespace detail {
 
 void verify_collective(const Communicator& comm, std::string_view operation, std::uint64_t call) {
   checks_made.fetch_add(1, std::memory_order_relaxed);
-  // One allreduce: MIN over {h, ~h} gives {min h, ~max h}; the ranks agree iff min == max.
+  (void)checked::timeout_seconds();  // a bad TESSERA_CHECKED_TIMEOUT fails here, on every rank alike
+  checked::publish(checked::Phase::checking, operation, ++sequence);
+  // One allreduce: MIN over {h, ~h} gives {min h, ~max h}; the ranks agree iff min == max. Started
+  // non-blocking and polled, so that a rank that never comes aborts the job past the deadline
+  // instead of hanging it (checked_board.hpp).
   std::uint64_t mine[2] = {call, ~call}, reduced[2] = {0, 0};
-  check_mpi(MPI_Allreduce(mine, reduced, 2, MPI_UINT64_T, MPI_MIN, comm.raw()), "MPI_Allreduce (checked mode)");
-  if (reduced[0] == ~reduced[1]) return;
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Iallreduce(mine, reduced, 2, MPI_UINT64_T, MPI_MIN, comm.raw(), &request),
+            "MPI_Iallreduce (checked mode)");
+  checked::wait_for_check(request, comm.raw());
+  // Every rank is here now: the moment to give the group a board if it has none (collective).
+  checked::ensure_board(comm.raw());
+  if (reduced[0] == ~reduced[1]) {
+    checked::set_current(comm.raw());
+    checked::publish(checked::Phase::inside);
+    return;
+  }
 
   // Failure path only: learn every rank's call, so that every rank can name the same culprits.
   CallRecord record;
@@ -110,6 +127,7 @@ void verify_collective(const Communicator& comm, std::string_view operation, std
   std::vector<CallRecord> all(static_cast<std::size_t>(comm.size()));
   check_mpi(MPI_Allgather(&record, sizeof record, MPI_BYTE, all.data(), sizeof record, MPI_BYTE, comm.raw()),
             "MPI_Allgather (checked mode)");
+  checked::publish(checked::Phase::outside);
   throw Error(ErrorCode::mismatch, mismatch_message(all));
 }
 
@@ -120,7 +138,10 @@ CollectiveScope::CollectiveScope(bool entered) noexcept : entered_(entered) {
 }
 
 CollectiveScope::~CollectiveScope() {
-  if (entered_) --scope_depth;
+  if (entered_ && --scope_depth == 0) {
+    checked::set_current(MPI_COMM_NULL);
+    checked::publish(checked::Phase::outside);
+  }
 }
 
 bool CollectiveScope::inside() noexcept { return scope_depth > 0; }

@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "checked_board.hpp"
+
 namespace tessera {
 namespace {
 
@@ -117,6 +119,13 @@ Communicator::Communicator(MPI_Comm user) {
   check_mpi(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+  // Checked mode's hang board is made here, where every rank is (making it is collective).
+  try {
+    detail::checked::attach_if_checked(comm_);
+  } catch (...) {
+    MPI_Comm_free(&comm_);
+    throw;
+  }
 }
 
 Communicator::~Communicator() {

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <utility>
 
+#include "checked_board.hpp"
 #include "copy_kernels.hpp"
+#include "tessera/exchange/collective_check.hpp"
 
 namespace tessera::detail {
 
@@ -70,7 +72,9 @@ void MoveMethod::finished() {
 }
 
 bool MoveMethod::finish_collective(MPI_Request& request, bool blocking) {
-  if (blocking) {
+  if (blocking && CollectiveScope::inside()) {
+    checked::wait_all_inside(1, &request);  // with checked mode's deadline
+  } else if (blocking) {
     check_mpi(MPI_Wait(&request, MPI_STATUS_IGNORE), "MPI_Wait");
   } else {
     int done = 0;

@@ -10,6 +10,8 @@
 #include <optional>
 #include <vector>
 
+#include "checked_board.hpp"
+#include "tessera/exchange/collective_check.hpp"
 #include "tessera/exchange/communicator.hpp"
 
 namespace tessera::detail {
@@ -26,8 +28,14 @@ class RequestPool {
   [[nodiscard]] MPI_Request* operator[](std::size_t i) noexcept { return &requests_[i]; }
   [[nodiscard]] int size() const noexcept { return static_cast<int>(requests_.size()); }
 
-  /// Completes every request.
-  void wait_all() { check_mpi(MPI_Waitall(size(), requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall"); }
+  /// Completes every request. Inside a checked collective, with checked mode's deadline: a rank
+  /// whose peers never send or receive aborts the job with a report instead of hanging.
+  void wait_all() {
+    if (CollectiveScope::inside())
+      checked::wait_all_inside(size(), requests_.data());
+    else
+      check_mpi(MPI_Waitall(size(), requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  }
   /// True when every request has completed; never blocks.
   [[nodiscard]] bool test_all() {
     int done = 0;
@@ -38,7 +46,9 @@ class RequestPool {
   /// when none has (not blocking) or none is active.
   [[nodiscard]] std::optional<std::size_t> any(bool blocking) {
     int index = MPI_UNDEFINED, flag = 0;
-    if (blocking)
+    if (blocking && CollectiveScope::inside())
+      index = checked::wait_any_inside(size(), requests_.data());
+    else if (blocking)
       check_mpi(MPI_Waitany(size(), requests_.data(), &index, MPI_STATUS_IGNORE), "MPI_Waitany");
     else
       check_mpi(MPI_Testany(size(), requests_.data(), &index, &flag, MPI_STATUS_IGNORE), "MPI_Testany");

@@ -18,8 +18,18 @@
 /// find out who differs, so that the message names the operations and the ranks.
 ///
 /// Two ranks that enter *different* checked tessera collectives meet in the check's allreduce
-/// and get the error. What checked mode cannot catch: a rank that makes no tessera call at all
-/// (it is blocked elsewhere), or one that calls MPI itself on tessera's duplicate communicator.
+/// and get the error. A collective that some ranks never reach (an extra call on one rank, a rank
+/// that returned early) is not left to hang: the check waits at most `TESSERA_CHECKED_TIMEOUT`
+/// seconds (default 60), then prints which ranks are in which operation, read from a node-local
+/// shared-memory board each rank publishes its state on, and aborts the job:
+/// \code
+///   tessera checked mode: ranks 0, 2 wait in DistArray::sum #3; rank 1 has finished (in
+///   MPI_Finalize; last: DistArray::sum #2) (deadline TESSERA_CHECKED_TIMEOUT=60 s passed ...
+/// \endcode
+/// The waits for messages inside a checked operation have the same deadline. What checked mode
+/// cannot catch: ranks that all wait outside tessera, or a program that calls MPI itself on
+/// tessera's duplicate communicator. The board and the deadline live in
+/// src/exchange/checked_board.hpp.
 ///
 /// Checked mode is on by default in builds configured with `TESSERA_CHECKED=ON` (the default for
 /// Debug builds); the environment variable `TESSERA_CHECKED=1|0` overrides that default, and
@@ -88,8 +98,9 @@ template <class... Args>
   return h;
 }
 
-/// Collective (checked mode only): one allreduce comparing `call` across the ranks of `comm`;
-/// on a mismatch, an allgather of every rank's call, then the same `Error(mismatch)` on every rank
+/// Collective (checked mode only): one allreduce comparing `call` across the ranks of `comm`,
+/// waited on with checked mode's deadline (past it: a report on stderr and MPI_Abort); on a
+/// mismatch, an allgather of every rank's call, then the same `Error(mismatch)` on every rank
 /// naming the operations and the ranks that differ from rank 0.
 void verify_collective(const Communicator& comm, std::string_view operation, std::uint64_t call);
 

@@ -3,8 +3,9 @@
 // ranks in different operations, or in one operation with different arguments, all get the same
 // Error(mismatch) naming the operations and the ranks that differ from rank 0.
 //
-// MPI_Allreduce calls are counted through MPI's profiling interface: this file defines
-// MPI_Allreduce, which forwards to PMPI_Allreduce, for the whole tessera_mpi_exchange executable.
+// Reductions are counted through MPI's profiling interface: this file defines MPI_Allreduce and
+// MPI_Iallreduce (the check's, polled against checked mode's deadline), which forward to PMPI_*,
+// for the whole tessera_mpi_exchange executable.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -23,12 +24,18 @@ extern "C" int MPI_Allreduce(const void* send, void* recv, int count, MPI_Dataty
   return PMPI_Allreduce(send, recv, count, type, op, comm);
 }
 
+extern "C" int MPI_Iallreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                              MPI_Request* request) {
+  allreduce_calls.fetch_add(1, std::memory_order_relaxed);
+  return PMPI_Iallreduce(send, recv, count, type, op, comm, request);
+}
+
 namespace tessera {
 namespace {
 
 using namespace tessera::testing;
 
-// MPI_Allreduce calls and checked-mode comparisons made while `work` runs.
+// MPI_Allreduce and MPI_Iallreduce calls and checked-mode comparisons made while `work` runs.
 template <class Work>
 std::pair<long, std::uint64_t> communication_of(Work&& work) {
   const long calls = allreduce_calls.load();
