@@ -227,7 +227,9 @@ class DistArray final {
   /// Collective: fills every ghost layer from the owners of those indices (across empty ranks,
   /// wrapping around periodic dimensions). The schedule and the mover are made once per
   /// distribution, ghost spec and element type and kept in the domain's cache (`Domain::cache()`);
-  /// after the first call nothing allocates.
+  /// after the first call nothing allocates. The first call agrees, with two small allreduces,
+  /// that every rank could allocate them: if one could not, every rank throws
+  /// `Error(out_of_memory)` and nothing moved (docs/arrays.md, "Memory").
   void update_ghosts() {
     const auto checked = check_call("DistArray::update_ghosts");
     begin_update_ghosts();

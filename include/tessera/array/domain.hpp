@@ -115,6 +115,10 @@ class Domain {
   /// Throws `Error` on every rank, before anything moves, if `to` is for another number of ranks,
   /// `mode` is not a `Redistribution`, an array's ghost spec is impossible under `to` (ghosts along
   /// a cyclic dimension) or an array has a ghost update in flight.
+  /// Memory: every array's new storage at once, beside the old, plus message buffers of at most
+  /// the bytes this rank sends and receives (docs/arrays.md, "Memory"). If an allocation fails on
+  /// any rank, every rank throws `Error(out_of_memory)` before anything moves and every array keeps
+  /// its values and distribution; that agreement costs two one-integer allreduces per call.
   void redistribute(const Distribution<N>& to, Redistribution mode = Redistribution::preserve) {
     constexpr const char* where = "Domain::redistribute";
     const auto checked = detail::check_collective(comm(), where, to, mode);
@@ -148,7 +152,7 @@ class Domain {
   /// is what a cost model of migrations learns from.
   /// Throws `Error` on every rank, before anything moves, if `to` covers another box or is for
   /// another number of ranks, an array's ghosts are impossible under `to`, or an array has a ghost
-  /// update in flight.
+  /// update in flight; and `Error(out_of_memory)` as `redistribute` does.
   double migrate(const Distribution<N>& to) {
     constexpr const char* where = "Domain::migrate";
     const auto checked = detail::check_collective(comm(), where, to);
