@@ -11,13 +11,15 @@
 // copies, and movers kept in the domain's cache afterwards (a first use; a repeated use keeps none).
 // Records: "beyond_arrays_bytes" and "beyond_arrays_ratio" (beyond / the bytes of the arrays this
 // rank stores, the largest over the ranks), and "new_storage_bytes". MPI's own buffers come from
-// malloc and are not counted.
+// malloc and are not counted. Also timed: one agreement on allocations with no failure
+// ("allocation_agreement", the cost a redistribution pays twice).
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -199,6 +201,18 @@ int main(int argc, char** argv) {
   table.print_header();
   Recorder rec{world, table, {}};
   for (const index_t n : sizes) run_size(world, n, rec);
+  // What the agreement on allocations costs a movement that allocates (two of these per
+  // redistribution or first use): Communicator::agree with no failure, one allreduce of one int.
+  std::vector<double> samples;
+  for (int rep = 0; rep < 200; ++rep) {
+    world.barrier();
+    const double t0 = tessera::Communicator::wtime();
+    for (int i = 0; i < 100; ++i) world.agree(std::nullopt);
+    samples.push_back(world.max(tessera::Communicator::wtime() - t0) / 100);
+  }
+  const auto agree = tessera::bench::summarize(samples);
+  rec.records.push_back(Record::timing("allocation_agreement", "one-agree-no-failure", world.size(), agree));
+  if (world.rank() == 0) std::printf("one agreement (no failure): %.2f us median\n", agree.median * 1e6);
   if (!json.empty() && world.rank() == 0) tessera::bench::write_json(json, rec.records, "bench_memory");
   return 0;
 }

@@ -54,6 +54,10 @@ inline void reset_peak() noexcept { detail::peak = detail::live; }
 
 }  // namespace tessera::bench
 
+// These replacements pair every new with free: GCC, seeing operator new's call inlined, warns
+// that free is not its match, which here it is.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void* operator new(std::size_t n) { return tessera::bench::detail::tracked_allocation(n, 0); }
 void* operator new[](std::size_t n) { return tessera::bench::detail::tracked_allocation(n, 0); }
 void* operator new(std::size_t n, std::align_val_t a) {
@@ -70,3 +74,4 @@ void operator delete(void* p, std::align_val_t) noexcept { tessera::bench::detai
 void operator delete[](void* p, std::align_val_t) noexcept { tessera::bench::detail::tracked_release(p); }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept { tessera::bench::detail::tracked_release(p); }
 void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { tessera::bench::detail::tracked_release(p); }
+#pragma GCC diagnostic pop
