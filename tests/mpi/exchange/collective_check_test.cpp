@@ -79,14 +79,15 @@ TEST(CheckedMode, OffMakesNoCheckCommunication) {
   EXPECT_EQ(checks, 0u);
   EXPECT_EQ(calls, 0);
   // A redistribution and the first ghost update after it allocate, and agree that every rank
-  // could: two allreduces each (docs/arrays.md, "Memory"), none of them a check.
+  // could: two allreduces each (docs/arrays.md, "Memory"), none of them a check. (On one rank the
+  // two distributions are equal: the ghost update keeps its mover and needs none.)
   const auto [moving_calls, moving_checks] = communication_of([&] {
     f.dom.redistribute(f.cols);
     f.b.begin_update_ghosts();
     f.b.end_update_ghosts();
   });
   EXPECT_EQ(moving_checks, 0u);
-  EXPECT_EQ(moving_calls, 4);
+  EXPECT_EQ(moving_calls, f.rows == f.cols ? 2 : 4);
 }
 
 TEST(CheckedMode, DifferentOperationsMeetInTheCheck) {
