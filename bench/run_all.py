@@ -42,6 +42,8 @@ MPI_DRIVERS = [("bench_halo", 2, []), ("bench_halo_ga", 2, []), ("bench_halo_pet
                ("bench_redistribute", 2, []), ("bench_transpose", 2, []),
                ("bench_gather", 2, []), ("bench_balance", 4, []),
                ("bench_checkpoint", 2, []), ("bench_checked", 2, []),
+               # memory beyond the arrays per movement, and the cost of one agreement on allocations
+               ("bench_memory", 2, []),
                # 4 ranks: relabeling matters between sets of ranks (half of them, all but one)
                ("bench_relabel", 4, []),
                # 4 ranks: a 2x2 grid, where a halo has 3 peers and block -> cyclic talks to all

@@ -36,6 +36,8 @@ tessera_status status_of(ErrorCode code) noexcept {
       return TESSERA_ERR_IO;
     case ErrorCode::internal:
       return TESSERA_ERR_INTERNAL;
+    case ErrorCode::out_of_memory:
+      return TESSERA_ERR_OUT_OF_MEMORY;
   }
   return TESSERA_ERR_INTERNAL;
 }

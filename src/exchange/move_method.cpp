@@ -34,20 +34,28 @@ void MoveMethod::start(std::span<const void* const> src, std::span<void* const> 
   in_flight_ = true;
 }
 
+void MoveMethod::prepare(std::span<const void* const> src, std::span<const void* const> dst) {
+  for (std::size_t k = 0; k < bindings_.size(); ++k)
+    if (local_copies_need_staging(*schedule_, src[k], dst[k])) allocate_staging();
+}
+
+void MoveMethod::allocate_staging() {
+  if (!staging_.empty()) return;
+  std::size_t largest = 0;  // one staging buffer serves every array in turn
+  for (const Binding& b : bindings_) largest = std::max(largest, b.element_size);
+  staging_.allocate(static_cast<std::size_t>(schedule_->local_elements()) * largest);
+  ++stats_.buffer_allocations;
+}
+
 void MoveMethod::copy_locally() {
   // After the messages are on their way, so that the copies overlap them. Only movers whose copies
   // may overlap (source and destination the same array) ever need the staging buffer.
   const Schedule& s = *schedule_;
   if (s.local_src.empty()) return;
   const auto local = static_cast<std::size_t>(s.local_elements());
-  std::size_t largest = 0;  // one staging buffer serves every array in turn
-  for (const Binding& b : bindings_) largest = std::max(largest, b.element_size);
   for (std::size_t k = 0; k < bindings_.size(); ++k) {
     const Binding& b = bindings_[k];
-    if (local_copies_need_staging(s, src_[k], dst_[k]) && staging_.empty()) {
-      staging_.allocate(local * largest);
-      ++stats_.buffer_allocations;
-    }
+    if (local_copies_need_staging(s, src_[k], dst_[k])) allocate_staging();
     copy_locals(s, src_[k], dst_[k], b.element_size, b.combine, staging_.data());
     stats_.bytes_copied_locally += local * b.element_size;
   }

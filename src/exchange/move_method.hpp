@@ -33,6 +33,8 @@ class MoveMethod {
   /// Starts an execution moving array k from `src[k]` into `dst[k]` (one pointer per binding).
   /// Throws `Error(invalid_argument)` naming the owner if an execution is in flight.
   void start(std::span<const void* const> src, std::span<void* const> dst);
+  /// Allocates now the staging buffer a start with these arrays would need (see `Mover::prepare`).
+  void prepare(std::span<const void* const> src, std::span<const void* const> dst);
   /// Completes the execution in flight, if any.
   void wait();
   /// True when no execution is in flight any more; never blocks.
@@ -66,6 +68,7 @@ class MoveMethod {
 
  private:
   void copy_locally();
+  void allocate_staging();
   void finished();
 
   const Communicator* comm_;

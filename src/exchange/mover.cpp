@@ -130,6 +130,12 @@ void Mover::start(const void* src, void* dst) {
   method_->start(from, into);
 }
 
+void Mover::prepare(const void* src, const void* dst) {
+  const std::array<const void*, 1> from{src};
+  const std::array<const void*, 1> into{dst};
+  method_->prepare(from, into);
+}
+
 void Mover::wait() { method_->wait(); }
 bool Mover::test() { return method_->test(); }
 bool Mover::in_flight() const noexcept { return method_ != nullptr && method_->in_flight(); }

@@ -227,7 +227,9 @@ class DistArray final {
   /// Collective: fills every ghost layer from the owners of those indices (across empty ranks,
   /// wrapping around periodic dimensions). The schedule and the mover are made once per
   /// distribution, ghost spec and element type and kept in the domain's cache (`Domain::cache()`);
-  /// after the first call nothing allocates.
+  /// after the first call nothing allocates. The first call agrees, with two small allreduces,
+  /// that every rank could allocate them: if one could not, every rank throws
+  /// `Error(out_of_memory)` and nothing moved (docs/arrays.md, "Memory").
   void update_ghosts() {
     const auto checked = check_call("DistArray::update_ghosts");
     begin_update_ghosts();
@@ -243,8 +245,9 @@ class DistArray final {
     const Domain<N>& dom = domain_;
     const Distribution<N>& dist = dom.distribution();
     // Two arrays of one type and ghost spec in flight at once get two movers (the cache's slots).
-    auto mover = detail::kept_mover(dom.cache(), dom.comm(), halo_schedule_key(dist, ghosts(), dom.rank()),
-                                    {dist.hash()}, sizeof(T), nullptr, halo_charge(dist.domain(), ghosts(), sizeof(T)),
+    auto mover = detail::kept_mover("DistArray::update_ghosts", dom.cache(), dom.comm(),
+                                    halo_schedule_key(dist, ghosts(), dom.rank()), {dist.hash()}, sizeof(T), nullptr,
+                                    halo_charge(dist.domain(), ghosts(), sizeof(T)), true,
                                     [&] { return halo_schedule(dist, ghosts(), dom.rank(), &dom.cache()); });
     detail::discard_on_throw(dom.cache(), mover.get(), [&] { mover->start(storage_.buffer(), storage_.buffer()); });
     storage_.watch(mover.get());  // the domain refuses to move the storage while it is in flight
@@ -275,7 +278,8 @@ class DistArray final {
     const CombineFn fn = combine_function<T>(op);
     const Domain<N>& dom = domain_;
     const Distribution<N>& dist = dom.distribution();
-    detail::run_kept(dom.cache(), dom.comm(), halo_schedule_key(dist, ghosts(), dom.rank(), true, op), {dist.hash()},
+    detail::run_kept("DistArray::accumulate_ghosts", dom.cache(), dom.comm(),
+                     halo_schedule_key(dist, ghosts(), dom.rank(), true, op), {dist.hash()},
                      sizeof(T), fn, halo_charge(dist.domain(), ghosts(), sizeof(T)),
                      [&] { return halo_schedule(dist, ghosts(), dom.rank(), &dom.cache(), true, op); },
                      storage_.buffer(), storage_.buffer());

@@ -28,6 +28,7 @@
 
 #include "tessera/array/storage.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/exchange/allocation_agreement.hpp"
 #include "tessera/exchange/collective_check.hpp"
 #include "tessera/exchange/communicator.hpp"
 #include "tessera/exchange/mover.hpp"
@@ -114,27 +115,30 @@ class Domain {
   /// Throws `Error` on every rank, before anything moves, if `to` is for another number of ranks,
   /// `mode` is not a `Redistribution`, an array's ghost spec is impossible under `to` (ghosts along
   /// a cyclic dimension) or an array has a ghost update in flight.
+  /// Memory: every array's new storage at once, beside the old, plus message buffers of at most
+  /// the bytes this rank sends and receives (docs/arrays.md, "Memory"). If an allocation fails on
+  /// any rank, every rank throws `Error(out_of_memory)` before anything moves and every array keeps
+  /// its values and distribution; that agreement costs two one-integer allreduces per call.
   void redistribute(const Distribution<N>& to, Redistribution mode = Redistribution::preserve) {
     constexpr const char* where = "Domain::redistribute";
     const auto checked = detail::check_collective(comm(), where, to, mode);
     if (mode != Redistribution::preserve && mode != Redistribution::destructive)
       fail_argument(where, "mode", static_cast<int>(mode), "is not a tessera::Redistribution");
     check_target(where, to);
-    State& s = *state_;
-    const int rank = s.comm->rank();
-    const Box<N> common = intersect(s.dist.domain(), to.domain());
+    const int rank = comm().rank();
+    const Box<N> common = intersect(distribution().domain(), to.domain());
     const bool move = mode == Redistribution::preserve && !common.empty();
-    // Arrays with equal ghost specs get the same schedule from the cache.
-    std::vector<Relayout> plan;
-    plan.reserve(s.arrays.size());
-    for (Storage<N>* a : s.arrays) {
-      const GhostSpec<N>& g = a->ghosts();
-      Relayout& r = plan.emplace_back(a, StorageLayout<N>::make(to, rank, g));
-      if (move)
-        r.schedule =
-            section_move_schedule(s.dist, g, common, to, g, common, MotionPlan<N>::identity(), rank, &s.cache);
-    }
-    relayout(plan, to, false);
+    relayout(where, to, false, [&](State& s, std::vector<Relayout>& plan) {
+      // Arrays with equal ghost specs get the same schedule from the cache.
+      plan.reserve(s.arrays.size());
+      for (Storage<N>* a : s.arrays) {
+        const GhostSpec<N>& g = a->ghosts();
+        Relayout& r = plan.emplace_back(a, StorageLayout<N>::make(to, rank, g));
+        if (move)
+          r.schedule =
+              section_move_schedule(s.dist, g, common, to, g, common, MotionPlan<N>::identity(), rank, &s.cache);
+      }
+    });
   }
 
   /// Collective: moves every array over this domain to `to`, which must cover the same box,
@@ -148,7 +152,7 @@ class Domain {
   /// is what a cost model of migrations learns from.
   /// Throws `Error` on every rank, before anything moves, if `to` covers another box or is for
   /// another number of ranks, an array's ghosts are impossible under `to`, or an array has a ghost
-  /// update in flight.
+  /// update in flight; and `Error(out_of_memory)` as `redistribute` does.
   double migrate(const Distribution<N>& to) {
     constexpr const char* where = "Domain::migrate";
     const auto checked = detail::check_collective(comm(), where, to);
@@ -160,22 +164,22 @@ class Domain {
     check_target(where, to);
     const double started = Communicator::wtime();
     const int rank = s.comm->rank();
-    // Per array, in place or into new storage. The choice is local; it changes only the copies a
-    // rank makes to itself, never what travels between ranks.
-    std::vector<Relayout> plan;
-    plan.reserve(s.arrays.size());
-    for (Storage<N>* a : s.arrays) {
-      const GhostSpec<N>& g = a->ghosts();
-      Relayout& r = plan.emplace_back(a, StorageLayout<N>::make(to, rank, g));
-      r.in_place = a->in_place_origin(r.layout);
-      if (r.in_place) {
-        r.schedule = in_place_migration_schedule(s.dist, to, g, rank, &s.cache);
-      } else {
-        r.spare_rows = spare_rows_for(to, *a);
-        r.schedule = redistribution_schedule(s.dist, g, to, g, rank, &s.cache);
+    relayout(where, to, true, [&](State& st, std::vector<Relayout>& plan) {
+      // Per array, in place or into new storage. The choice is local; it changes only the copies a
+      // rank makes to itself, never what travels between ranks.
+      plan.reserve(st.arrays.size());
+      for (Storage<N>* a : st.arrays) {
+        const GhostSpec<N>& g = a->ghosts();
+        Relayout& r = plan.emplace_back(a, StorageLayout<N>::make(to, rank, g));
+        r.in_place = a->in_place_origin(r.layout);
+        if (r.in_place) {
+          r.schedule = in_place_migration_schedule(st.dist, to, g, rank, &st.cache);
+        } else {
+          r.spare_rows = spare_rows_for(to, *a);
+          r.schedule = redistribution_schedule(st.dist, g, to, g, rank, &st.cache);
+        }
       }
-    }
-    relayout(plan, to, true);
+    });
     return s.comm->max(Communicator::wtime() - started);
   }
 
@@ -234,30 +238,67 @@ class Domain {
     }
   }
 
-  // The one path of redistribute and migrate, once every array is planned (nothing touched yet):
-  // stage every array, start every array's mover before waiting on any, then commit them all and
-  // make `to` the distribution. Any exception before the commit discards everything staged, so
-  // every array keeps its layout and values (an in-place move that failed halfway excepted).
-  // `migration`: arrays that allocate count it in `reallocations()`.
-  void relayout(std::vector<Relayout>& plan, const Distribution<N>& to, bool migration) {
+  // The one path of redistribute and migrate. Everything that allocates comes first, on every
+  // rank: `make_plan(state, plan)` plans every array (schedules), each array's new storage is
+  // staged, every mover is made (message buffers) and prepared; two agreements (one allreduce
+  // each when nothing failed: after the local allocations, and after the movers, which must be
+  // made alike on every rank) turn a failure on any rank into the same Error on every rank
+  // before anything moves (allocation_agreement.hpp). Then every mover is started before any is
+  // waited on, and every array is committed and `to` becomes the distribution. Any exception
+  // before the commit discards everything staged, so every array keeps its layout and values
+  // (an in-place move that failed halfway in MPI excepted). `migration`: arrays that allocate
+  // count it in `reallocations()`.
+  template <class MakePlan>
+  void relayout(const char* where, const Distribution<N>& to, bool migration, MakePlan&& make_plan) {
     State& s = *state_;
-    try {
-      for (Relayout& r : plan) {
+    std::vector<Relayout> plan;
+    std::optional<Error> failed;
+    const auto discard_all = [&] {
+      for (Relayout& r : plan) r.storage->discard();
+    };
+    // 1. Local allocations: schedules and new storage. A rank that failed planning halfway has
+    // fewer cache entries than the others: every rank empties the cache then, to stay in step.
+    detail::capture_failure(failed, *s.comm, where, 0, "the schedules of the movement", [&] { make_plan(s, plan); });
+    for (std::size_t i = 0; i < plan.size() && !failed; ++i) {
+      Relayout& r = plan[i];
+      detail::capture_failure(failed, *s.comm, where, staged_bytes(r), "the new storage of an array", [&] {
         if (r.in_place)
           r.storage->stage_in_place(std::move(r.layout), *r.in_place);
         else
           r.storage->stage(std::move(r.layout), r.spare_rows);
-      }
-      std::vector<Mover> movers;
-      movers.reserve(plan.size());
-      for (const Relayout& r : plan)
-        if (r.schedule) movers.emplace_back(*s.comm, r.schedule, r.storage->element_size());
+      });
+    }
+    try {
+      s.comm->agree(failed);
+    } catch (...) {
+      discard_all();
+      s.cache.clear();
+      throw;
+    }
+    // 2. The movers, made on every rank whatever fails (each takes a tag; some agree on their
+    // algorithm): constructed in place first, so that a full `movers` drops one already made.
+    std::vector<Mover> movers;
+    detail::capture_failure(failed, *s.comm, where, 0, "the movers", [&] { movers.reserve(plan.size()); });
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+      const Relayout& r = plan[i];
+      if (!r.schedule) continue;
+      const std::size_t es = r.storage->element_size();
+      detail::capture_failure(failed, *s.comm, where, detail::message_buffer_bound(*r.schedule, es),
+                              "the message buffers of an array", [&] {
+                                Mover made(*s.comm, r.schedule, es);
+                                if (!failed) made.prepare(r.storage->buffer(), r.storage->staged());
+                                if (movers.size() < movers.capacity()) movers.push_back(std::move(made));
+                              });
+    }
+    // 3. Nothing allocates from here on.
+    try {
+      s.comm->agree(failed);
       std::size_t k = 0;
-      for (const Relayout& r : plan)
+      for (Relayout& r : plan)
         if (r.schedule) movers[k++].start(r.storage->buffer(), r.storage->staged());
       for (Mover& m : movers) m.wait();
     } catch (...) {
-      for (Relayout& r : plan) r.storage->discard();
+      discard_all();
       throw;
     }
     for (Relayout& r : plan) r.storage->commit(migration);
@@ -265,6 +306,14 @@ class Domain {
     // Schedules and movers of the retired distribution can never be asked for again (unless it
     // comes back, and then they are rebuilt); equal distributions keep theirs.
     if (!(from == to)) s.cache.invalidate(from.hash());
+  }
+
+  // Bytes `stage` allocates for `r` (0 in place), for the error message.
+  [[nodiscard]] static std::size_t staged_bytes(const Relayout& r) noexcept {
+    if (r.in_place) return 0;
+    const auto& patches = r.layout.patches();
+    const index_t row = patches.size() == 1 && patches[0].axes[0].is_interval() ? patches[0].strides[0] : 0;
+    return static_cast<std::size_t>(r.layout.size() + 2 * r.spare_rows * row) * r.storage->element_size();
   }
 
   void attach(Storage<N>* a) const { state_->arrays.push_back(a); }

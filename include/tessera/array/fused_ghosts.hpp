@@ -15,12 +15,15 @@
 
 #include <array>
 #include <cstddef>
+#include <memory>
+#include <utility>
 
 #include "tessera/array/dist_array.hpp"
 #include "tessera/array/domain.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/exchange/collective_check.hpp"
 #include "tessera/exchange/fused_mover.hpp"
+#include "tessera/exchange/kept_mover.hpp"
 #include "tessera/plan/exchange_cache.hpp"
 #include "tessera/plan/schedule_builders.hpp"
 
@@ -62,9 +65,10 @@ requires(N >= 1) void update_ghosts(DistArray<T0, N>& first, DistArray<Ts, N>&..
     std::size_t bytes_per_element = 0;
     for (std::size_t es : sizes) bytes_per_element += es;
     const ExecutorKey key(halo_schedule_key(dist, g, dom.rank()), sizes);
-    auto fused = dom.cache().template executor<FusedMover>(
-        key, {dist.hash()}, halo_charge(dist.domain(), g, bytes_per_element),
-        [&] { return make_fused_mover_if_small(dom.comm(), halo_schedule(dist, g, dom.rank(), &dom.cache()), sizes); });
+    auto fused = detail::agreed_executor<FusedMover>(
+        "update_ghosts", dom.cache(), dom.comm(), key, {dist.hash()}, halo_charge(dist.domain(), g, bytes_per_element),
+        bytes_per_element, [&] { return halo_schedule(dist, g, dom.rank(), &dom.cache()); },
+        [&](std::shared_ptr<const Schedule> s) { return make_fused_mover_if_small(dom.comm(), std::move(s), sizes); });
     if (fused) {
       const auto at = [](auto& a) -> void* {
         return a.data() != nullptr ? static_cast<void*>(a.data()) : static_cast<void*>(detail::empty_storage);

@@ -86,9 +86,11 @@ template <class T>
 /// Moves box `src_box` of `src` onto `dst_box` of `dst` (destination axis d takes source axis
 /// perm[d]); arguments already checked. When both are the same array, the mover's in-place sends
 /// and receives could read an element after a receive overwrote it, so the source is first staged
-/// in a copy of this rank's storage (same layout, so no communication is needed for that).
+/// in a copy of this rank's storage (same layout, so no communication is needed for that): that
+/// copy is allocated on every call, and the ranks agree that each had it (one small allreduce)
+/// before anything moves. `where` names the caller in errors.
 template <class T, std::size_t N>
-void move_section(const DistArray<T, N>& src, const Box<N>& src_box, DistArray<T, N>& dst, const Box<N>& dst_box,
+void move_section(const char* where, const DistArray<T, N>& src, const Box<N>& src_box, DistArray<T, N>& dst, const Box<N>& dst_box,
                   const typename MotionPlan<N>::Permutation& perm) {
   if (src_box.empty()) return;  // every rank sees the same boxes: nobody communicates
   const Domain<N>& dom = dst.domain();
@@ -98,7 +100,7 @@ void move_section(const DistArray<T, N>& src, const Box<N>& src_box, DistArray<T
   // Schedule and mover are kept in the destination domain's cache: a repeated remap reuses the
   // mover's buffers and datatypes and allocates nothing. Charged the bytes of the moved section.
   const auto run = [&](const void* from_bytes) {
-    run_kept(dom.cache(), dom.comm(),
+    run_kept(where, dom.cache(), dom.comm(),
              section_move_schedule_key(from, src.ghosts(), src_box, to, dst.ghosts(), dst_box, perm, rank),
              {from.hash(), to.hash()}, sizeof(T), nullptr, static_cast<std::size_t>(volume(src_box)) * sizeof(T),
              [&] {
@@ -108,7 +110,11 @@ void move_section(const DistArray<T, N>& src, const Box<N>& src_box, DistArray<T
              from_bytes, bytes_of(dst.data()));
   };
   if (static_cast<const void*>(&src) == static_cast<const void*>(&dst)) {
-    const std::vector<T> staged(src.storage().begin(), src.storage().end());
+    std::vector<T> staged;
+    std::optional<Error> failed;
+    capture_failure(failed, dom.comm(), where, src.storage().size() * sizeof(T), "a copy of the array's storage",
+                    [&] { staged.assign(src.storage().begin(), src.storage().end()); });
+    dom.comm().agree(failed);
     run(bytes_of(staged.data()));
   } else {
     run(bytes_of(src.data()));
@@ -363,7 +369,7 @@ requires(N >= 1) void copy(const DistArray<T, N>& src, DistArray<T, N>& dst) {
   if (src.domain().box() != dst.domain().box())
     fail_argument(where, "dst", dst.domain().box(),
                   detail::concat("is over another box than the source's ", src.domain().box()));
-  detail::remap::move_section(src, src.domain().box(), dst, dst.domain().box(), MotionPlan<N>::identity());
+  detail::remap::move_section(where, src, src.domain().box(), dst, dst.domain().box(), MotionPlan<N>::identity());
 }
 
 /// Collective: copies box `src_box` of `src` onto the box of equal extents starting at `dst_lo` in
@@ -389,7 +395,7 @@ requires(N >= 1) void copy_section(const DistArray<T, N>& src, const Box<N>& src
   if (!contains(dst.domain().box(), dst_box))
     fail(ErrorCode::out_of_range, where, ": argument 'dst_lo' = ", dst_lo, " puts the destination box ", dst_box,
          " outside the destination domain ", dst.domain().box());
-  detail::remap::move_section(src, src_box, dst, dst_box, MotionPlan<N>::identity());
+  detail::remap::move_section(where, src, src_box, dst, dst_box, MotionPlan<N>::identity());
 }
 
 /// Collective: the axis permutation of a whole array (ZPL's `A := B#[Index2, Index1]` for N = 2 and
@@ -421,7 +427,7 @@ requires(N >= 1) void transpose(const DistArray<T, N>& src, DistArray<T, N>& dst
                     detail::concat("has extent ", extent(db, d), " along axis ", d, " but the source box ", sb, " has ",
                                    extent(sb, s), " along axis perm[", d, "] = ", s));
   }
-  detail::remap::move_section(src, sb, dst, db, perm);
+  detail::remap::move_section(where, src, sb, dst, db, perm);
 }
 
 /// Collective: ZPL's general remap `B := A#[I]`: dst(i) = src(index(i)) for every i in `dst`'s

@@ -49,7 +49,7 @@ void scatter_image(const Domain<N>& dom, Storage<N>& storage, int root, const vo
   const Distribution<N>& dist = dom.distribution();
   const GhostSpec<N>& g = storage.ghosts();
   const std::size_t es = storage.element_size();
-  run_kept(dom.cache(), dom.comm(), root_schedule_key(false, dist, g, root, dom.rank()), {dist.hash()}, es, nullptr,
+  run_kept("DistArray::scatter_from", dom.cache(), dom.comm(), root_schedule_key(false, dist, g, root, dom.rank()), {dist.hash()}, es, nullptr,
            static_cast<std::size_t>(volume(dom.box())) * es,
            [&] { return scatter_schedule(dist, g, root, dom.rank(), &dom.cache()); },
            image ? image : static_cast<const void*>(empty_storage), storage.buffer());
@@ -62,7 +62,7 @@ void gather_image(const Domain<N>& dom, const Storage<N>& storage, int root, voi
   const Distribution<N>& dist = dom.distribution();
   const GhostSpec<N>& g = storage.ghosts();
   const std::size_t es = storage.element_size();
-  run_kept(dom.cache(), dom.comm(), root_schedule_key(true, dist, g, root, dom.rank()), {dist.hash()}, es, nullptr,
+  run_kept("DistArray::gather_to", dom.cache(), dom.comm(), root_schedule_key(true, dist, g, root, dom.rank()), {dist.hash()}, es, nullptr,
            static_cast<std::size_t>(volume(dom.box())) * es,
            [&] { return gather_schedule(dist, g, root, dom.rank(), &dom.cache()); }, storage.buffer(),
            image ? image : static_cast<void*>(empty_storage));

@@ -23,6 +23,7 @@ enum class ErrorCode : int {
   mpi = 5,               ///< MPI reported an error; the message carries MPI's error string
   io = 6,                ///< a file could not be read or written
   internal = 7,          ///< a broken invariant inside tessera: a bug, please report it
+  out_of_memory = 8,     ///< an allocation failed; the message names the operation and the bytes
 };
 
 /// The exception every tessera function throws for a failure it can name.

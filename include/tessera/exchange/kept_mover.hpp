@@ -9,7 +9,7 @@
 /// `ExchangeCache::executor` directly, and redistributions make their movers per call.
 /// \code
 ///   const auto key = tessera::halo_schedule_key(dist, g, rank);
-///   tessera::detail::run_kept(cache, comm, key, {dist.hash()}, sizeof(double), nullptr, charge,
+///   tessera::detail::run_kept("DistArray::update_ghosts", cache, comm, key, {dist.hash()}, sizeof(double), nullptr, charge,
 ///                             [&] { return tessera::halo_schedule(dist, g, rank, &cache); }, u, u);
 /// \endcode
 
@@ -17,9 +17,12 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <span>
 #include <utility>
 
+#include "tessera/core/error.hpp"
+#include "tessera/exchange/allocation_agreement.hpp"
 #include "tessera/exchange/communicator.hpp"
 #include "tessera/exchange/mover.hpp"
 #include "tessera/plan/combine_op.hpp"
@@ -27,30 +30,82 @@
 
 namespace tessera::detail {
 
-/// Collective on a miss (the mover takes a tag; a miss happens on every rank or on none): the
-/// idle mover kept in `cache` for one array of `element_size` bytes, combined with `combine`, over
-/// the schedule kept under `schedule_key`; `schedule()` gives that schedule when a mover must be
-/// made (it may look it up in the cache too). `charge` and `distributions` as for
-/// `ExchangeCache::executor`. A hit allocates nothing.
+/// Collective on a miss (a miss happens on every rank or on none): the idle executor of type E
+/// kept in `cache` under `key`, or, on a miss, the one `make(schedule())` returns, kept as
+/// `ExchangeCache::executor` keeps it. `where` names the operation in errors; `element_bytes` (the
+/// bytes of one element of every array moved) sizes the message buffers for them. A hit
+/// communicates nothing. A miss allocates (the schedule, then the executor and its buffers) and
+/// agrees, with one small allreduce after each, that every rank has what it needs
+/// (exchange/allocation_agreement.hpp): if an allocation failed on any rank, every rank empties the
+/// cache (so that all stay in step) and throws `Error(out_of_memory)` before anything moves.
+/// `make` runs on every rank once the schedule is agreed on, even where an allocation failed, as
+/// executors take a tag and may agree on their algorithm.
+template <class E, class GetSchedule, class Make>
+[[nodiscard]] ExecutorHandle<E> agreed_executor(const char* where, ExchangeCache& cache, const Communicator& comm,
+                                                const ExecutorKey& key,
+                                                std::initializer_list<std::uint64_t> distributions, std::size_t charge,
+                                                std::size_t element_bytes, GetSchedule&& schedule, Make&& make) {
+  bool missed = false;
+  std::optional<Error> failed;
+  const auto agree = [&] {
+    try {
+      comm.agree(failed);
+    } catch (...) {
+      cache.clear();
+      throw;
+    }
+  };
+  ExecutorHandle<E> handle;
+  capture_failure(failed, comm, where, 0, "the executor's bookkeeping", [&] {
+    handle = cache.executor<E>(key, distributions, charge, [&]() -> std::unique_ptr<E> {
+      missed = true;
+      std::shared_ptr<const Schedule> s;
+      capture_failure(failed, comm, where, 0, "the schedule of the movement", [&] { s = schedule(); });
+      agree();  // the executor takes a tag and may agree on its algorithm: made everywhere or nowhere
+      std::unique_ptr<E> made;
+      capture_failure(failed, comm, where, message_buffer_bound(*s, element_bytes), "the message buffers",
+                      [&] { made = make(s); });
+      return made;  // null after a failure: thrown away on every rank below
+    });
+  });
+  if (missed)
+    agree();
+  else if (failed)
+    throw *failed;  // a hit that failed (a bad key, say): no rank made anything
+  return handle;
+}
+
+/// Collective on a miss: the idle mover kept in `cache` for one array of `element_size` bytes,
+/// combined with `combine`, over the schedule kept under `schedule_key` (`schedule()` gives it when
+/// a mover must be made); `charge` and `distributions` as for `ExchangeCache::executor`.
+/// `same_array`: the mover will run from an array into itself (a ghost update), so its staging
+/// buffer is made now too. A hit allocates and communicates nothing; a miss agrees on its
+/// allocations as `agreed_executor` says.
 template <class GetSchedule>
-[[nodiscard]] ExecutorHandle<Mover> kept_mover(ExchangeCache& cache, const Communicator& comm, std::uint64_t schedule_key,
+[[nodiscard]] ExecutorHandle<Mover> kept_mover(const char* where, ExchangeCache& cache, const Communicator& comm,
+                                               std::uint64_t schedule_key,
                                                std::initializer_list<std::uint64_t> distributions,
                                                std::size_t element_size, CombineFn combine, std::size_t charge,
-                                               GetSchedule&& schedule) {
+                                               bool same_array, GetSchedule&& schedule) {
   // The spans point at the parameters, alive for the whole lookup.
   const ExecutorKey key(schedule_key, std::span<const std::size_t>(&element_size, 1),
                         std::span<const CombineFn>(&combine, 1));
-  return cache.executor<Mover>(key, distributions, charge,
-                               [&] { return std::make_unique<Mover>(comm, schedule(), element_size, combine); });
+  return agreed_executor<Mover>(where, cache, comm, key, distributions, charge, element_size,
+                                std::forward<GetSchedule>(schedule), [&](std::shared_ptr<const Schedule> s) {
+                                  Mover m(comm, std::move(s), element_size, combine);  // has its tag even if new fails
+                                  const std::byte one_array{};  // prepare asks only whether they are one array
+                                  if (same_array) m.prepare(&one_array, &one_array);
+                                  return std::make_unique<Mover>(std::move(m));
+                                });
 }
 
 /// Collective: `kept_mover(...)` run from `src` into `dst` (as `Mover::run`), through
 /// `discard_on_throw`.
 template <class GetSchedule>
-void run_kept(ExchangeCache& cache, const Communicator& comm, std::uint64_t schedule_key,
+void run_kept(const char* where, ExchangeCache& cache, const Communicator& comm, std::uint64_t schedule_key,
               std::initializer_list<std::uint64_t> distributions, std::size_t element_size, CombineFn combine,
               std::size_t charge, GetSchedule&& schedule, const void* src, void* dst) {
-  auto mover = kept_mover(cache, comm, schedule_key, distributions, element_size, combine, charge,
+  auto mover = kept_mover(where, cache, comm, schedule_key, distributions, element_size, combine, charge, src == dst,
                           std::forward<GetSchedule>(schedule));
   discard_on_throw(cache, mover.get(), [&] { mover->run(src, dst); });
 }

@@ -7,7 +7,7 @@
 /// copies; `wait()` unpacks messages as they arrive and completes the sends; `test()` polls.
 /// Several movers may be in flight at once: each has its own tag. Buffers are allocated when the
 /// mover is made and reused by every execution: nothing allocates after that (except a staging
-/// buffer, once, at the first execution whose local copies may overlap).
+/// buffer, once, at the first execution whose local copies may overlap; `prepare` makes it ahead).
 /// \code
 ///   tessera::Mover halo(world, schedule, sizeof(double));
 ///   halo.start(u.data(), u.data());   // source and destination may be the same array
@@ -126,6 +126,11 @@ class Mover final : public CachedExecutor {
   /// of this rank's storage of the source and destination arrays). Throws `Error(invalid_argument)`
   /// if an execution is still in flight.
   void start(const void* src, void* dst);
+  /// Allocates now what the first `start(src, dst)` would allocate (the staging buffer of local
+  /// copies that may overlap, needed only when `src == dst`), so that a caller can agree that every
+  /// rank has its memory before anything moves (exchange/allocation_agreement.hpp). Not collective;
+  /// after it, no execution allocates. Throws `std::bad_alloc` if the buffer cannot be had.
+  void prepare(const void* src, const void* dst);
   /// Completes the execution started last: every destination element is written when it returns.
   void wait();
   /// True when the execution has completed (then `wait()` returns at once); never blocks.

@@ -181,6 +181,8 @@ TEST(CApiStatus, GuardTranslatesEveryFailure) {
   EXPECT_EQ(raise(Error(ErrorCode::io, "no file")), TESSERA_ERR_IO);
   EXPECT_EQ(raise(Error(ErrorCode::overflow, "too big")), TESSERA_ERR_OVERFLOW);
   EXPECT_EQ(raise(Error(ErrorCode::mismatch, "ranks disagree")), TESSERA_ERR_MISMATCH);
+  EXPECT_EQ(raise(Error(ErrorCode::out_of_memory, "no room")), TESSERA_ERR_OUT_OF_MEMORY);  // agreed on every rank
+  EXPECT_STREQ(tessera_last_error(), "tessera_example: no room");
   EXPECT_EQ(raise(std::bad_alloc()), TESSERA_ERR_OUT_OF_MEMORY);
   EXPECT_STREQ(tessera_last_error(), "tessera_example: out of memory");
   EXPECT_EQ(raise(std::runtime_error("surprise")), TESSERA_ERR_INTERNAL);
