@@ -118,8 +118,12 @@ bool known_status(tessera_status s) {
   return std::strcmp(tessera_status_name(s), "unknown tessera_status") != 0;
 }
 
+/// TESSERA_CAPI_FUZZ_TRACE=1 prints every call and its status (to read what an input does).
+const bool trace = std::getenv("TESSERA_CAPI_FUZZ_TRACE") != nullptr;
+
 /// The property every call must keep; returns whether the call succeeded.
 bool check(tessera_status s, const char* function) {
+  if (trace) std::fprintf(stderr, "%s -> %s\n", function, known_status(s) ? tessera_status_name(s) : "?");
   if (!known_status(s)) finding(std::string(function) + " returned an unknown status " + std::to_string(s));
   if (s == TESSERA_OK) return true;
   const char* message = tessera_last_error();
