@@ -67,6 +67,8 @@ check-asan:
 ##   capi  sequences of C API calls on one rank (valid, freed, NULL and wrong-kind handles, bad
 ##         sizes, enums and call orders): never a crash, always a status and a message.
 ## One target: make fuzz FUZZ_TARGETS=capi FUZZ_SECONDS=600.
+## LeakSanitizer is off for capi: it reports Open MPI's own allocations under MPI_Init at exit (capi
+## checks instead that every handle is freed after each input).
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= spec capi
 fuzz:
@@ -76,7 +78,7 @@ fuzz:
 	mkdir -p build/fuzz/findings
 	for t in $(FUZZ_TARGETS); do \
 	  mkdir -p build/fuzz/corpus/$$t && \
-	  build/fuzz/fuzz/tessera_fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	  env $$(test $$t = capi && echo ASAN_OPTIONS=detect_leaks=0) build/fuzz/fuzz/tessera_fuzz_$$t -timeout=10 -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	    $$(test -f fuzz/$$t.dict && echo -dict=fuzz/$$t.dict) -artifact_prefix=build/fuzz/findings/$$t- \
 	    build/fuzz/corpus/$$t fuzz/corpus/$$t || exit 1; \
 	done
