@@ -468,7 +468,10 @@ class Interpreter {
 
   void grid() {
     const int ndim = in_.ndim();
-    const int comm_size = in_.byte() < 220 ? 1 : in_.small_int();
+    // A grid keeps tables of comm_size entries, so a comm_size of 2^31 legitimately allocates
+    // gigabytes (libFuzzer's malloc limit calls that a finding): sizes above 2^16 become negative.
+    int comm_size = in_.byte() < 220 ? 1 : in_.small_int();
+    if (comm_size > (1 << 16)) comm_size = -comm_size;
     Point shape = point(in_);
     for (auto& c : shape.c) c = c == 0 ? 1 : c;
     tessera_grid g = nullptr;
@@ -1093,6 +1096,7 @@ void ensure_mpi() {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   ensure_mpi();
+  if (trace) std::fprintf(stderr, "-- input of %zu bytes\n", size);
   Input in(data, size);
   {
     Interpreter interpreter(in);
