@@ -79,7 +79,11 @@ typedef enum tessera_status {
   TESSERA_ERR_INVALID_HANDLE = 102, /**< a handle argument is not a live handle of the kind expected */
   TESSERA_ERR_WRONG_TYPE = 103,     /**< the element type given is not the array's */
   TESSERA_ERR_CALL_ORDER = 104,     /**< the call is not allowed now (e.g. end before begin, stale plan) */
-  TESSERA_ERR_OUT_OF_MEMORY = 105   /**< an allocation failed */
+  TESSERA_ERR_OUT_OF_MEMORY = 105   /**< an allocation failed */,
+  /* Not values: they make the enum span every int, so that C++ reads any int a C caller passes
+     (to tessera_status_name, say) without undefined behaviour. */
+  TESSERA_STATUS_MIN_ENUM_ = -0x7FFFFFFF - 1,
+  TESSERA_STATUS_MAX_ENUM_ = 0x7FFFFFFF
 } tessera_status;
 
 /** The message of the last failing call on this thread ("" if none has failed). Valid until the

@@ -94,6 +94,8 @@ extern "C" const char* tessera_status_name(tessera_status status) {
       return "TESSERA_ERR_CALL_ORDER";
     case TESSERA_ERR_OUT_OF_MEMORY:
       return "TESSERA_ERR_OUT_OF_MEMORY";
+    default:  // the *_ENUM_ sentinels and any other int leave the switch unhandled
+      break;
   }
   return "unknown tessera_status";
 }

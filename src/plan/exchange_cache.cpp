@@ -131,9 +131,10 @@ std::unique_ptr<CachedExecutor> ExchangeCache::keep_executor(const ExecutorKey& 
   const std::uint64_t bucket = bucket_of(key);
   // Slots are numbered lowest-unused among the equal keys (busy ones included), so that equal keys
   // never share a slot and "the lowest idle slot" names one executor on every rank.
-  const auto [first, last] = executors_.equal_range(bucket);
+  // Not a structured binding: clang 14 (the `fuzz` preset) cannot capture one in a lambda.
+  const auto equal_keys = executors_.equal_range(bucket);
   const auto taken = [&](std::size_t slot) {
-    for (auto it = first; it != last; ++it)
+    for (auto it = equal_keys.first; it != equal_keys.second; ++it)
       if (it->second->slot == slot && matches(*it->second, key)) return true;
     return false;
   };

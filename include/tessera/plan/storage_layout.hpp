@@ -191,7 +191,12 @@ class StorageLayout {
     index_t stride = 1;
     for (std::size_t d = N; d-- > 0;) {
       p.strides[d] = stride;
-      stride = checked_mul(stride, p.axes[d].extent(), "StorageLayout patch size");
+      // Checked here, once, so that AxisMap::extent() cannot overflow afterwards (ghost widths near
+      // 2^63 reached it unchecked: the capi fuzzer's second finding).
+      const AxisMap& a = p.axes[d];
+      const index_t extent = checked_add(checked_add(a.count, a.ghost_lo, "StorageLayout extent"), a.ghost_hi,
+                                         "StorageLayout extent");
+      stride = checked_mul(stride, extent, "StorageLayout patch size");
     }
     p.size = stride;
     size_ = checked_add(size_, p.size, "StorageLayout size");

@@ -158,6 +158,10 @@ TEST(CApiStatus, NamesEveryStatus) {
   EXPECT_STREQ(tessera_status_name(TESSERA_ERR_CALL_ORDER), "TESSERA_ERR_CALL_ORDER");
   EXPECT_STREQ(tessera_status_name(TESSERA_ERR_OUT_OF_MEMORY), "TESSERA_ERR_OUT_OF_MEMORY");
   EXPECT_STREQ(tessera_status_name(static_cast<tessera_status>(42)), "unknown tessera_status");
+  // Any int a C caller passes, also outside 0..127 (the fuzzer's first finding: UBSan reported the
+  // load of such a value before tessera_status spanned every int).
+  EXPECT_STREQ(tessera_status_name(static_cast<tessera_status>(-7)), "unknown tessera_status");
+  EXPECT_STREQ(tessera_status_name(static_cast<tessera_status>(1 << 30)), "unknown tessera_status");
 }
 
 // The C codes 1-7 are tessera::ErrorCode's, value for value (tessera.h promises it).

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <set>
 #include <sstream>
@@ -278,6 +279,21 @@ void layout_cases(int cases, index_t max_extent) {
     what << "case " << k << " " << dist << " " << g;
     for (int r = 0; r < ranks; ++r) check_layout(dist, g, r, what.str());
     if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+TEST(StorageLayout, GhostWidthsWhoseExtentOverflowsAreRefused) {
+  // Found by the capi fuzzer: count + ghost widths was summed unchecked (signed overflow).
+  const auto dist = blocks<2>(Box<2>({0, 0}, {4, 4}), {1, 1});
+  const index_t huge = std::numeric_limits<index_t>::max();
+  for (const auto& g : {GhostSpec<2>::sides({0, huge}, {0, 0}), GhostSpec<2>::sides({0, 0}, {huge, 0}),
+                        GhostSpec<2>::sides({huge / 2, 0}, {huge / 2, 0})}) {
+    try {
+      (void)StorageLayout<2>::make(dist, 0, g);
+      ADD_FAILURE() << "no error thrown";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::overflow) << e.what();
+    }
   }
 }
 
