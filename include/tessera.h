@@ -174,7 +174,9 @@ typedef enum tessera_redistribution {
   TESSERA_REDISTRIBUTION_MAX_ENUM_ = 0x7FFFFFFF
 } tessera_redistribution;
 
-/** How arriving values combine, and which fold a reduction computes. */
+/** How arriving values combine, and which fold a reduction computes. On integer elements ADD and
+ *  MULTIPLY wrap modulo 2^bits: an overflowing sum or product is defined (the same bits on every
+ *  rank), never undefined behaviour. */
 typedef enum tessera_op {
   TESSERA_OP_REPLACE = 0,
   TESSERA_OP_ADD = 1,

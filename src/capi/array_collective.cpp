@@ -156,7 +156,7 @@ tessera_status tessera_array_reduce(tessera_array array, tessera_op op, tessera_
         if (combine == CombineOp::add)
           value = x.sum();
         else if (combine == CombineOp::multiply)
-          value = x.reduce(T{1}, std::multiplies<>{});
+          value = x.reduce(T{1}, WrappingMultiplies{});
         else if constexpr (is_ordered<T>) {
           if (combine == CombineOp::min)
             value = x.min();
@@ -227,9 +227,9 @@ tessera_status tessera_array_reduce_along(tessera_array array, int axis, tessera
       } else {
         std::vector<T> folded;
         if (combine == CombineOp::add)
-          folded = x.reduce_along(d, T{}, std::plus<>{});
+          folded = x.reduce_along(d, T{}, WrappingPlus{});
         else if (combine == CombineOp::multiply)
-          folded = x.reduce_along(d, T{1}, std::multiplies<>{});
+          folded = x.reduce_along(d, T{1}, WrappingMultiplies{});
         else if constexpr (is_ordered<T>) {
           // The identities of min and max: the largest and the smallest values of T.
           using limits = std::numeric_limits<T>;

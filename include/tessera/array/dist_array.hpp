@@ -39,6 +39,7 @@
 #include "tessera/array/storage.hpp"
 #include "tessera/array/whole_array.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/core/wrapping_arithmetic.hpp"
 #include "tessera/exchange/communicator.hpp"
 #include "tessera/exchange/kept_mover.hpp"
 #include "tessera/exchange/mover.hpp"
@@ -357,10 +358,11 @@ class DistArray final {
     const auto checked = check_call("DistArray::reduce");
     return detail::reduce_array(*this, identity, op);
   }
-  /// Collective: the sum of every element (see `reduce`).
+  /// Collective: the sum of every element (see `reduce`). Integer sums wrap modulo 2^bits
+  /// (`wrapping_add`) instead of overflowing.
   [[nodiscard]] T sum() const {
     const auto checked = check_call("DistArray::sum");
-    return reduce(T{}, std::plus<>{});
+    return reduce(T{}, WrappingPlus{});
   }
   /// Collective: the smallest element. Throws `Error(invalid_argument)` for an empty domain.
   [[nodiscard]] T min() const {

@@ -11,6 +11,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/index.hpp"
+#include "tessera/core/wrapping_arithmetic.hpp"
 
 namespace tessera {
 
@@ -47,9 +48,9 @@ void combine_elements(void* dst, const void* src, index_t count) {
     std::memcpy(&a, d, sizeof(T));
     std::memcpy(&b, s, sizeof(T));
     if constexpr (Op == CombineOp::add)
-      a = a + b;
+      a = wrapping_add(a, b);  // integers wrap: an accumulation of user data is never undefined
     else if constexpr (Op == CombineOp::multiply)
-      a = a * b;
+      a = wrapping_multiply(a, b);
     else if constexpr (Op == CombineOp::min)
       a = std::min(a, b);
     else

@@ -399,6 +399,33 @@ TEST_F(CApiTest, ScatterAndGather) {
   ASSERT_OK(tessera_dist_free(&d));
 }
 
+// Integer sums and products that overflow wrap modulo 2^64 (the fuzzer found them undefined):
+// compared with the same fold in unsigned arithmetic, serially.
+TEST_F(CApiTest, IntegerReductionsWrapInsteadOfOverflowing) {
+  tessera_dist d = block2(4, 5);
+  tessera_domain dom = domain_of(d);
+  tessera_array n = nullptr;
+  ASSERT_OK(tessera_array_create(dom, TESSERA_INT64, nullptr, &n));
+  const std::int64_t big = 0x1111111111111111LL;
+  ASSERT_OK(tessera_array_fill(n, TESSERA_INT64, &big));
+  std::uint64_t sum_bits = 0, product_bits = 1;
+  for (int k = 0; k < 20; ++k) {
+    sum_bits += static_cast<std::uint64_t>(big);
+    product_bits *= static_cast<std::uint64_t>(big);
+  }
+  std::int64_t sum = 0, product = 0;
+  ASSERT_OK(tessera_array_reduce(n, TESSERA_OP_ADD, TESSERA_INT64, &sum));
+  EXPECT_EQ(static_cast<std::uint64_t>(sum), sum_bits);
+  ASSERT_OK(tessera_array_reduce(n, TESSERA_OP_MULTIPLY, TESSERA_INT64, &product));
+  EXPECT_EQ(static_cast<std::uint64_t>(product), product_bits);
+  std::vector<std::int64_t> columns(5);
+  ASSERT_OK(tessera_array_reduce_along(n, 0, TESSERA_OP_ADD, TESSERA_INT64, columns.data(), 5));
+  EXPECT_EQ(static_cast<std::uint64_t>(columns[3]), 4 * static_cast<std::uint64_t>(big));
+  ASSERT_OK(tessera_array_free(&n));
+  ASSERT_OK(tessera_domain_free(&dom));
+  ASSERT_OK(tessera_dist_free(&d));
+}
+
 TEST_F(CApiTest, Reductions) {
   tessera_dist d = block2(4, 5);
   tessera_domain dom = domain_of(d);
