@@ -49,8 +49,25 @@ std::unique_ptr<FusedMover> make_fused_mover_if_small(const Communicator& comm, 
   for (const auto& p : schedule->sends) largest = std::max(largest, p.elements);
   const double mine = static_cast<double>(largest) * static_cast<double>(bytes_per_element);
   if (comm.max(mine) > static_cast<double>(kMaxFusedMessageBytes)) return nullptr;
-  return std::make_unique<FusedMover>(comm, std::move(schedule),
-                                      std::vector<std::size_t>(element_sizes.begin(), element_sizes.end()));
+  // The constructor draws the mover's tag first of all, on every rank. What must be allocated before
+  // it runs (the sizes, the object's memory) is allocated here first: if that fails, the tag is
+  // drawn anyway, so that this rank stays in step with the others (every rank then agrees on the
+  // failure and throws, exchange/allocation_agreement.hpp).
+  std::vector<std::size_t> sizes;
+  void* memory = nullptr;
+  try {
+    sizes.assign(element_sizes.begin(), element_sizes.end());
+    memory = ::operator new(sizeof(FusedMover));
+  } catch (...) {
+    (void)comm.next_tag();
+    throw;
+  }
+  try {
+    return std::unique_ptr<FusedMover>(new (memory) FusedMover(comm, std::move(schedule), std::move(sizes)));
+  } catch (...) {
+    ::operator delete(memory);
+    throw;
+  }
 }
 
 }  // namespace tessera

@@ -1,5 +1,6 @@
 #include "checksum.hpp"
 
+#include <bit>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -21,6 +22,8 @@ constexpr std::uint64_t mix64(std::uint64_t x) noexcept {  // splitmix64's final
 }
 
 // Little-endian machines only (x86-64, AArch64): the bytes in memory are the bytes HDF5 stores.
+static_assert(std::endian::native == std::endian::little,
+              "the checksum reads elements as the little-endian bytes HDF5 stores: port word() first");
 template <std::size_t Size>
 std::uint64_t word(const std::byte* p) noexcept {
   if constexpr (Size <= 8) {
