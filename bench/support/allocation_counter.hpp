@@ -20,24 +20,19 @@
 #include <cstdlib>
 #include <new>
 
+#include "global_new.hpp"
+
 namespace tessera::bench {
 
 namespace detail {
 inline std::atomic<std::uint64_t> allocation_count{0};
 
-inline void* counted_allocation(std::size_t bytes, std::size_t alignment) {
+// The replacements of global_new.hpp: every form of new is counted; memory comes from malloc.
+inline void* replaced_new(std::size_t bytes, std::size_t alignment) {
   allocation_count.fetch_add(1, std::memory_order_relaxed);
-  if (bytes == 0) bytes = 1;
-  void* p = nullptr;
-  if (alignment <= alignof(std::max_align_t)) {
-    p = std::malloc(bytes);
-  } else {
-    // aligned_alloc wants a size that is a multiple of the alignment.
-    p = std::aligned_alloc(alignment, (bytes + alignment - 1) / alignment * alignment);
-  }
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
+  return malloc_or_throw(bytes, alignment);
 }
+inline void replaced_delete(void* p) noexcept { std::free(p); }
 }  // namespace detail
 
 /// Allocations (calls of any global operator new) since the program started.
@@ -46,36 +41,3 @@ inline void* counted_allocation(std::size_t bytes, std::size_t alignment) {
 }
 
 }  // namespace tessera::bench
-
-// The replacements. Every form of new ends in counted_allocation; every delete in free (memory
-// from aligned_alloc is released with free too).
-void* operator new(std::size_t n) { return tessera::bench::detail::counted_allocation(n, 0); }
-void* operator new[](std::size_t n) { return tessera::bench::detail::counted_allocation(n, 0); }
-void* operator new(std::size_t n, std::align_val_t a) {
-  return tessera::bench::detail::counted_allocation(n, static_cast<std::size_t>(a));
-}
-void* operator new[](std::size_t n, std::align_val_t a) {
-  return tessera::bench::detail::counted_allocation(n, static_cast<std::size_t>(a));
-}
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  try {
-    return tessera::bench::detail::counted_allocation(n, 0);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
-  try {
-    return tessera::bench::detail::counted_allocation(n, 0);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }

@@ -22,23 +22,22 @@
 #include <cstdlib>
 #include <new>
 
+#include "global_new.hpp"
+
 namespace tessera::bench {
 
 namespace detail {
 inline std::size_t live = 0;  // single-threaded drivers: plain counters
 inline std::size_t peak = 0;
 
-inline void* tracked_allocation(std::size_t bytes, std::size_t alignment) {
-  if (bytes == 0) bytes = 1;
-  void* p = alignment <= alignof(std::max_align_t)
-                ? std::malloc(bytes)
-                : std::aligned_alloc(alignment, (bytes + alignment - 1) / alignment * alignment);
-  if (p == nullptr) throw std::bad_alloc();
+// The replacements of global_new.hpp: bytes held and their high-water mark.
+inline void* replaced_new(std::size_t bytes, std::size_t alignment) {
+  void* p = malloc_or_throw(bytes, alignment);
   live += malloc_usable_size(p);
   if (live > peak) peak = live;
   return p;
 }
-inline void tracked_release(void* p) noexcept {
+inline void replaced_delete(void* p) noexcept {
   if (p == nullptr) return;
   live -= malloc_usable_size(p);
   std::free(p);
@@ -53,25 +52,3 @@ inline void tracked_release(void* p) noexcept {
 inline void reset_peak() noexcept { detail::peak = detail::live; }
 
 }  // namespace tessera::bench
-
-// These replacements pair every new with free: GCC, seeing operator new's call inlined, warns
-// that free is not its match, which here it is.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(std::size_t n) { return tessera::bench::detail::tracked_allocation(n, 0); }
-void* operator new[](std::size_t n) { return tessera::bench::detail::tracked_allocation(n, 0); }
-void* operator new(std::size_t n, std::align_val_t a) {
-  return tessera::bench::detail::tracked_allocation(n, static_cast<std::size_t>(a));
-}
-void* operator new[](std::size_t n, std::align_val_t a) {
-  return tessera::bench::detail::tracked_allocation(n, static_cast<std::size_t>(a));
-}
-void operator delete(void* p) noexcept { tessera::bench::detail::tracked_release(p); }
-void operator delete[](void* p) noexcept { tessera::bench::detail::tracked_release(p); }
-void operator delete(void* p, std::size_t) noexcept { tessera::bench::detail::tracked_release(p); }
-void operator delete[](void* p, std::size_t) noexcept { tessera::bench::detail::tracked_release(p); }
-void operator delete(void* p, std::align_val_t) noexcept { tessera::bench::detail::tracked_release(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { tessera::bench::detail::tracked_release(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { tessera::bench::detail::tracked_release(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { tessera::bench::detail::tracked_release(p); }
-#pragma GCC diagnostic pop
