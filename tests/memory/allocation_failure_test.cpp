@@ -21,67 +21,27 @@
 
 #include "tessera/tessera.hpp"
 
-namespace {
-
 // --- the injection ------------------------------------------------------------------------------
+// Every form of the global new/delete is replaced (bench/support/global_new.hpp), the nothrow ones
+// included: a sanitizer's own nothrow new (std::stable_sort's buffer) would otherwise meet free.
+namespace {
 constexpr std::size_t kThreshold = 256;  // bytes: smaller allocations (names, small vectors) never fail
 long countdown = 0;                      // > 0: armed; the allocation that brings it to 0 fails
 bool fired = false;
+}  // namespace
 
-void* allocate(std::size_t n, std::size_t alignment) {
+#include "global_new.hpp"
+
+namespace tessera::bench::detail {
+inline void* replaced_new(std::size_t n, std::size_t alignment) {
   if (countdown > 0 && n >= kThreshold && --countdown == 0) {
     fired = true;
     throw std::bad_alloc();
   }
-  if (n == 0) n = 1;
-  void* p = alignment <= alignof(std::max_align_t) ? std::malloc(n)
-                                                   : std::aligned_alloc(alignment, (n + alignment - 1) / alignment * alignment);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
+  return malloc_or_throw(n, alignment);
 }
-
-}  // namespace
-
-// These replacements pair every new with free: GCC, seeing operator new's call inlined, warns
-// that free is not its match, which here it is.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(std::size_t n) { return allocate(n, 0); }
-void* operator new[](std::size_t n) { return allocate(n, 0); }
-void* operator new(std::size_t n, std::align_val_t a) { return allocate(n, static_cast<std::size_t>(a)); }
-void* operator new[](std::size_t n, std::align_val_t a) { return allocate(n, static_cast<std::size_t>(a)); }
-// The nothrow forms too: otherwise a sanitizer's own nothrow new (std::stable_sort's buffer) would
-// meet the free below, an alloc-dealloc mismatch to ASan. An injected failure here returns null,
-// which callers of the nothrow forms handle (the operation then succeeds).
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  try {
-    return allocate(n, 0);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
-void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-  try {
-    return allocate(n, static_cast<std::size_t>(a));
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t& t) noexcept { return operator new(n, a, t); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-#pragma GCC diagnostic pop
+inline void replaced_delete(void* p) noexcept { std::free(p); }
+}  // namespace tessera::bench::detail
 
 namespace tessera {
 namespace {
