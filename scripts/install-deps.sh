@@ -7,8 +7,14 @@ core=(build-essential cmake make pkg-config python3 valgrind
       openmpi-bin libopenmpi-dev
       libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev libcli11-dev libfftw3-dev
       libhdf5-openmpi-dev
-      librsvg2-bin)  # rsvg-convert: the tests render the SVG pictures to PNG and check them
-bench=(petsc-dev libglobalarrays-dev libarmci-mpi-dev libscalapack-openmpi-dev libfftw3-mpi-dev)
+      librsvg2-bin   # rsvg-convert: the tests render the SVG pictures to PNG and check them
+      # MPICH beside OpenMPI (make test MPI=mpich; CI runs the sanitizer suite on it), with its HDF5
+      mpich libmpich-dev libhdf5-mpich-dev
+      # ScaLAPACK for each MPI (docs/scalapack.md: its tests run in make test)
+      libscalapack-openmpi-dev libscalapack-mpich-dev
+      # Python module (pybind11, NumPy, mpi4py, pytest for Debian's /usr/bin/python3) and Fortran
+      pybind11-dev python3-pybind11 python3-numpy python3-mpi4py python3-pytest gfortran)
+bench=(petsc-dev libglobalarrays-dev libarmci-mpi-dev libfftw3-mpi-dev)
 # make fuzz: clang and its libFuzzer runtime (libclang_rt.fuzzer), which clang alone does not pull in.
 fuzz=(clang libclang-rt-14-dev)
 # make docs: the API reference.

@@ -2,6 +2,7 @@
 # Runs a program on K local MPI ranks with the settings tessera's tests use: root allowed (CI runs
 # as root), oversubscription allowed (more ranks than the 2 cores here), ranks yield when idle.
 # Usage: scripts/mpirun.sh K program [args...]
+# (TESSERA_MPI picks the MPI: see the end.)
 # TESSERA_MPI_TRANSPORT=tcp forces OpenMPI onto TCP between the ranks (--mca btl tcp,self, and
 # --mca pml ob1 so that no other PML bypasses the BTLs), so that the network path is exercised
 # rather than shared memory (bench/run_all.py's TCP pass); unset or "shm": OpenMPI's default
@@ -16,4 +17,16 @@ case "${TESSERA_MPI_TRANSPORT:-shm}" in
   tcp) export OMPI_MCA_btl=tcp,self OMPI_MCA_pml=ob1 ;;  # ob1: the PML that uses the BTLs
   *) echo "mpirun.sh: unknown TESSERA_MPI_TRANSPORT '${TESSERA_MPI_TRANSPORT}' (shm or tcp)" >&2; exit 2 ;;
 esac
-exec mpiexec -n "$ranks" "$@"
+# TESSERA_MPI=mpich (set by `make ... MPI=mpich`) launches with MPICH's mpiexec, preloading the
+# tests' yield-when-idle shim when TESSERA_MPICH_YIELD_SHIM names a built one (MPICH's ranks would
+# otherwise spin on the 2 cores: tests/support/mpich_yield_when_idle.c); openmpi or unset: the
+# system's mpiexec.
+case "${TESSERA_MPI:-openmpi}" in
+  openmpi) exec mpiexec -n "$ranks" "$@" ;;
+  mpich)
+    shim=()
+    [[ -f "${TESSERA_MPICH_YIELD_SHIM:-}" ]] &&
+      shim=(-genv LD_PRELOAD "$TESSERA_MPICH_YIELD_SHIM" -genv MPIR_CVAR_CH4_GLOBAL_PROGRESS 1)
+    exec mpiexec.mpich "${shim[@]}" -n "$ranks" "$@" ;;
+  *) echo "mpirun.sh: unknown TESSERA_MPI '${TESSERA_MPI}' (openmpi or mpich)" >&2; exit 2 ;;
+esac

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "alltoallv.hpp"
+#include "mpi_library.hpp"
 #include "neighborhood.hpp"
 #include "point_to_point.hpp"
 
@@ -48,6 +49,11 @@ MoveAlgorithm environment_move_algorithm() {
   // A throwing initialiser leaves the static uninitialised: a bad value throws on every call.
   static const MoveAlgorithm from_environment = detail::read_move_algorithm_environment();
   return from_environment;
+}
+
+bool move_algorithm_available(MoveAlgorithm algorithm) {
+  // A broken MPI_Ineighbor_alltoallw is the one known case (src/exchange/mpi_library.hpp).
+  return algorithm != MoveAlgorithm::neighborhood || detail::neighborhood_alltoallw_works();
 }
 
 namespace {
@@ -118,6 +124,7 @@ Mover::Mover(const Communicator& comm, std::shared_ptr<const Schedule> schedule,
     fail_argument("Mover", "algorithm", static_cast<int>(algorithm), "is not a tessera::MoveAlgorithm");
   if (algorithm == MoveAlgorithm::automatic) algorithm = environment_move_algorithm();
   algorithm_ = choose(algorithm, comm, *schedule, element_size);
+  if (!move_algorithm_available(algorithm_)) algorithm_ = MoveAlgorithm::point_to_point;
   method_ = make_move_method(algorithm_, comm, std::move(schedule), {element_size, combine}, tag_);
 }
 

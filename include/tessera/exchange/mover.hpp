@@ -65,6 +65,12 @@ enum class MoveAlgorithm {
 /// `MoveAlgorithm` name (then on every call, so every mover made with `automatic` throws).
 [[nodiscard]] MoveAlgorithm environment_move_algorithm();
 
+/// Whether `algorithm` can run on this MPI library (needs MPI initialised). False only for
+/// `neighborhood` on an MPI whose MPI_Ineighbor_alltoallw is known to deliver wrong data (MPICH
+/// 4.0.0-4.0.2, Debian 12's MPICH: pmodels/mpich#6233); a Mover asked for it there moves
+/// point-to-point instead.
+[[nodiscard]] bool move_algorithm_available(MoveAlgorithm algorithm);
+
 namespace detail {
 /// Reads `TESSERA_MOVE_ALGORITHM` now (what `environment_move_algorithm` does once); for tests.
 [[nodiscard]] MoveAlgorithm read_move_algorithm_environment();
@@ -106,7 +112,9 @@ class Mover final : public CachedExecutor {
   /// that asked for different collective algorithms all throw `Error(invalid_argument)` (they
   /// would deadlock otherwise; a rank that asks for point-to-point while another asks for a
   /// collective is not detected: pass the same `algorithm` and environment everywhere).
-  /// `neighborhood` also makes a distributed-graph communicator (collective over `comm`).
+  /// `neighborhood` also makes a distributed-graph communicator (collective over `comm`); where
+  /// `move_algorithm_available(neighborhood)` is false it moves point-to-point instead, and
+  /// `algorithm()` says so.
   /// Throws `Error(invalid_argument)` for a null schedule, an element size of 0, an `algorithm`
   /// that is not a `MoveAlgorithm`, or a bad `TESSERA_MOVE_ALGORITHM`.
   Mover(const Communicator& comm, std::shared_ptr<const Schedule> schedule, std::size_t element_size,

@@ -252,10 +252,10 @@ void stencil_cases(int cases, index_t max_extent) {
     };
     a.update_ghosts();
     apply_stencil(a, b1, five_point);
-    for (std::size_t k = 0; k < a.patch_count(); ++k) {  // what a stencil function may read: all of it
-      const auto acc = a.stencil_access(k);
-      ASSERT_EQ(acc.stored_box(), grow(a.owned_box(k), g.lower, g.upper));
-      const PatchLayout<N>& patch = a.layout().patches()[k];
+    for (std::size_t patch_index = 0; patch_index < a.patch_count(); ++patch_index) {  // what a stencil may read: all
+      const auto acc = a.stencil_access(patch_index);
+      ASSERT_EQ(acc.stored_box(), grow(a.owned_box(patch_index), g.lower, g.upper));
+      const PatchLayout<N>& patch = a.layout().patches()[patch_index];
       for_each_point(acc.stored_box(),
                      [&](const Point<N>& q) { ASSERT_EQ(&acc(q), a.data() + patch.element_offset(q)) << q; });
     }
