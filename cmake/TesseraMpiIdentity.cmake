@@ -1,0 +1,41 @@
+# Which MPI implementation a set of include folders belongs to, read from its mpi.h. Used when
+# tessera is built (to record the MPI in TesseraConfig.cmake and tessera.pc) and by the installed
+# TesseraConfig.cmake (to refuse a consumer that found another MPI: linking libtessera, built
+# against one MPI's ABI, into a program of another MPI links both libraries and fails at run time).
+#
+# tessera_mpi_identity(<out-name> <out-header> DIRS <dir>...)
+#   <out-name>   "Open MPI 4.1.4", "MPICH 4.0.2" (also Intel MPI, MVAPICH, Cray MPICH: all define
+#                MPICH_VERSION), or "" when no mpi.h in <dir>... names one of them.
+#   <out-header> the mpi.h read ("" if none).
+# The first folder holding an mpi.h wins: pass FindMPI's MPI_<lang>_INCLUDE_DIRS first, then the
+# compiler's implicit include folders (an MPI compiler wrapper used as the compiler finds mpi.h
+# through those only).
+function(tessera_mpi_identity out_name out_header)
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "DIRS")
+  set(${out_name} "" PARENT_SCOPE)
+  set(${out_header} "" PARENT_SCOPE)
+  foreach(dir IN LISTS arg_DIRS)
+    if(NOT EXISTS "${dir}/mpi.h")
+      continue()
+    endif()
+    file(STRINGS "${dir}/mpi.h" defines REGEX "^#define[ \t]+(OMPI_(MAJOR|MINOR|RELEASE)_VERSION|MPICH_VERSION)[ \t]")
+    set(name "")
+    if(defines MATCHES "OMPI_MAJOR_VERSION[ \t]+([0-9]+)")
+      set(name "Open MPI ${CMAKE_MATCH_1}")
+      if(defines MATCHES "OMPI_MINOR_VERSION[ \t]+([0-9]+)")
+        string(APPEND name ".${CMAKE_MATCH_1}")
+      endif()
+      if(defines MATCHES "OMPI_RELEASE_VERSION[ \t]+([0-9]+)")
+        string(APPEND name ".${CMAKE_MATCH_1}")
+      endif()
+    elseif(defines MATCHES "MPICH_VERSION[ \t]+\"([^\"]*)\"")
+      set(name "MPICH ${CMAKE_MATCH_1}")
+    endif()
+    if(name)
+      file(REAL_PATH "${dir}/mpi.h" header)
+      set(${out_name} "${name}" PARENT_SCOPE)
+      set(${out_header} "${header}" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+endfunction()
