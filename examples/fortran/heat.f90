@@ -2,7 +2,8 @@
 !> the ghost layers are updated every step, half way through the domain is redistributed to uneven
 !> strips of columns (values kept), and the gathered result must equal, bit for bit, the same
 !> iteration run serially on rank 0. The program also checks that a gather into a buffer of the
-!> wrong shape fails on every rank, and that every handle was freed. It prints its success line
+!> wrong shape fails on every rank, that arguments of different lengths are refused with a message,
+!> and that every handle was freed. It prints its success line
 !> only if every rank agrees; otherwise it stops with an error.
 program heat
   use, intrinsic :: iso_c_binding, only: c_double
@@ -12,7 +13,7 @@ program heat
   integer, parameter :: nx = 37, ny = 23, steps = 30, switch_at = 12
   type(tessera_comm) :: comm
   type(tessera_grid) :: grid, strips_grid
-  type(tessera_dist) :: blocks, strips
+  type(tessera_dist) :: blocks, strips, bad
   type(tessera_domain) :: dom
   type(tessera_array) :: u, unew, swap
   real(c_double), pointer :: a(:, :), b(:, :)
@@ -22,6 +23,7 @@ program heat
   integer :: rank, nranks, step, lo(2), hi(2), i, j, c, status, live
   real(c_double) :: total
   logical :: ok, all_ok
+  character(:), allocatable :: message
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -93,6 +95,12 @@ program heat
   allocate(wrong(ny, nx))
   call tessera_gather(u, 0, wrong, status)
   ok = ok .and. status == TESSERA_ERR_INVALID_ARGUMENT
+  message = tessera_last_error()
+  if (rank == 0) ok = ok .and. index(message, 'not the domain''s shape') > 0
+  ! Arguments of different lengths: refused with a message naming the routine.
+  call tessera_dist_create(grid, [1], [nx, ny], [tessera_block(), tessera_block()], bad, status)
+  message = tessera_last_error()
+  ok = ok .and. status == TESSERA_ERR_INVALID_ARGUMENT .and. index(message, 'tessera_dist_create') > 0
 
   call tessera_free(u)
   call tessera_free(unew)

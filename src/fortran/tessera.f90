@@ -96,6 +96,11 @@ module tessera
     integer(c_int) :: contiguous(TESSERA_MAX_DIM) = 0
   end type
 
+  ! The message of the last failure this module found itself, before calling C (one per program:
+  ! call the module from one thread at a time).
+  character(:), allocatable, save :: own_error
+  logical, save :: failed_here = .false.
+
   ! What a rank that stores nothing points its local arrays at.
   real(c_double), target, save :: nothing(0)
 
@@ -299,6 +304,10 @@ contains
     type(c_ptr) :: p
     character(kind=c_char), pointer :: chars(:)
     integer :: i, n
+    if (allocated(own_error)) then
+      message = own_error
+      return
+    end if
     p = c_last_error()
     n = int(c_strlen(p))
     call c_f_pointer(p, chars, [n])
@@ -312,6 +321,9 @@ contains
   subroutine finish(s, status)
     integer(c_int), intent(in) :: s
     integer, intent(out), optional :: status
+    ! A failure of the C library replaces a message of this module's own.
+    if (s /= TESSERA_OK .and. .not. failed_here .and. allocated(own_error)) deallocate(own_error)
+    failed_here = .false.
     if (present(status)) then
       status = int(s)
     else if (s /= TESSERA_OK) then
@@ -319,6 +331,43 @@ contains
       error stop 1
     end if
   end subroutine
+
+  ! A failure this module detects itself (a Fortran argument of the wrong size): its status, with
+  ! the message tessera_last_error() will give.
+  function fail(code, message) result(s)
+    integer(c_int), intent(in) :: code
+    character(*), intent(in) :: message
+    integer(c_int) :: s
+    own_error = message
+    failed_here = .true.
+    s = code
+  end function
+
+  function wrong_rank(ndim, expected) result(s)
+    integer, intent(in) :: ndim, expected
+    integer(c_int) :: s
+    s = fail(TESSERA_ERR_MISMATCH, 'tessera_local: the array has ' // str(ndim) // ' dimensions, the pointer ' // &
+                                   str(expected))
+  end function
+
+  pure function str(i) result(text)
+    integer, intent(in) :: i
+    character(:), allocatable :: text
+    character(24) :: buffer
+    write(buffer, '(i0)') i
+    text = trim(buffer)
+  end function
+
+  pure function str_list(values) result(text)
+    integer, intent(in) :: values(:)
+    character(:), allocatable :: text
+    integer :: k
+    text = ''
+    do k = 1, size(values)
+      if (k > 1) text = text // ', '
+      text = text // str(values(k))
+    end do
+  end function
 
   !> The number of live handles of every kind (0 once a program freed everything).
   subroutine tessera_live_handles(count, status)
@@ -399,7 +448,8 @@ contains
     s = c_grid_ndim(grid%h, ndim)
     if (s == TESSERA_OK) then
       if (size(shape) /= ndim) then
-        s = TESSERA_ERR_INVALID_ARGUMENT
+        s = fail(TESSERA_ERR_INVALID_ARGUMENT, 'tessera_grid_shape: shape has ' // str(size(shape)) // &
+                                               ' entries, the grid ' // str(int(ndim)) // ' axes')
       else
         s = c_grid_shape(grid%h, c_shape)
         if (s == TESSERA_OK) shape = int(reversed(c_shape(1:ndim)))
@@ -460,7 +510,11 @@ contains
     integer(c_int) :: s
     n = size(lo)
     s = TESSERA_OK
-    if (n < 1 .or. n > TESSERA_MAX_DIM .or. size(hi) /= n .or. size(dims) /= n) s = TESSERA_ERR_INVALID_ARGUMENT
+    if (n < 1 .or. n > TESSERA_MAX_DIM .or. size(hi) /= n .or. size(dims) /= n) then
+      s = fail(TESSERA_ERR_INVALID_ARGUMENT, 'tessera_dist_create: lo, hi and dims have ' // str(size(lo)) // ', ' // &
+                                             str(size(hi)) // ' and ' // str(size(dims)) // &
+                                             ' entries; they need the same number, 1 to 3')
+    end if
     if (s == TESSERA_OK) then
       call to_c_box(lo, hi, box)
       do k = 1, n
@@ -531,7 +585,8 @@ contains
       end if
       if (present(periodic)) then
         if (size(periodic) /= ndim) then
-          s = TESSERA_ERR_INVALID_ARGUMENT
+          s = fail(TESSERA_ERR_INVALID_ARGUMENT, 'tessera_array_create: periodic has ' // str(size(periodic)) // &
+                                                 ' entries, the domain ' // str(int(ndim)) // ' dimensions')
         else
           do k = 1, ndim
             if (periodic(k)) g%periodic(ndim + 1 - k) = 1
@@ -557,7 +612,9 @@ contains
     integer(c_int) :: s
     logical :: stored
     s = local_view(array, size(lo), v, stored, lb, ext)
-    if (s == TESSERA_OK .and. size(hi) /= size(lo)) s = TESSERA_ERR_INVALID_ARGUMENT
+    if (s == TESSERA_OK .and. size(hi) /= size(lo)) then
+      s = fail(TESSERA_ERR_INVALID_ARGUMENT, 'tessera_owned: lo has ' // str(size(lo)) // ' entries, hi ' // str(size(hi)))
+    end if
     if (s == TESSERA_OK) then
       lo = 1
       hi = 0
@@ -591,7 +648,8 @@ contains
     s = c_array_patch_count(array%h, patches)
     if (s /= TESSERA_OK) return
     if (patches > 1) then
-      s = TESSERA_ERR_INVALID_ARGUMENT  ! several patches: not a dimensional distribution
+      s = fail(TESSERA_ERR_INVALID_ARGUMENT, 'tessera_local: the array is stored in ' // str(int(patches)) // &
+                                             ' patches here (not a dimensional distribution); use the C API')
       return
     end if
     if (patches == 0) then
@@ -602,21 +660,21 @@ contains
         s = c_array_domain(array%h, dom%h)
         if (s == TESSERA_OK) s = c_domain_ndim(dom%h, n)
         if (s == TESSERA_OK) s = c_domain_free(dom%h)
-        if (s == TESSERA_OK .and. n /= ndim) s = TESSERA_ERR_MISMATCH
+        if (s == TESSERA_OK .and. n /= ndim) s = wrong_rank(int(n), ndim)
       end block
       return
     end if
     s = c_array_local(array%h, 0_c_size_t, C_TESSERA_DOUBLE, v)
     if (s /= TESSERA_OK) return
     if (v%ndim /= ndim) then
-      s = TESSERA_ERR_MISMATCH
+      s = wrong_rank(int(v%ndim), ndim)
       return
     end if
     ! Dense row-major storage, which the C API gives for one patch: the pointer below relies on it.
     stride = 1
     do c = ndim, 1, -1
       if (v%strides(c) /= stride) then
-        s = TESSERA_ERR_INTERNAL
+        s = fail(TESSERA_ERR_INTERNAL, 'tessera_local: the storage is not dense row-major')
         return
       end if
       stride = stride * v%extents(c)
@@ -733,6 +791,8 @@ contains
     if (is_root(array, root)) refused = .not. fits_domain(array, shape)
     if (refused) then
       s = c_array_gather_to(array%h, int(root, c_int), C_TESSERA_DOUBLE, c_null_ptr, 0_c_int64_t)
+      if (s /= TESSERA_OK) s = fail(s, 'tessera_gather: `out` on root has shape (' // str_list(shape) // &
+                                       '), not the domain''s shape')
     else
       s = c_array_gather_to(array%h, int(root, c_int), C_TESSERA_DOUBLE, buffer, count)
     end if
@@ -749,6 +809,8 @@ contains
     if (is_root(array, root)) refused = .not. fits_domain(array, shape)
     if (refused) then
       s = c_array_scatter_from(array%h, int(root, c_int), C_TESSERA_DOUBLE, c_null_ptr, 0_c_int64_t)
+      if (s /= TESSERA_OK) s = fail(s, 'tessera_scatter: `data` on root has shape (' // str_list(shape) // &
+                                       '), not the domain''s shape')
     else
       s = c_array_scatter_from(array%h, int(root, c_int), C_TESSERA_DOUBLE, buffer, count)
     end if
