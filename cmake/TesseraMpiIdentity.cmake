@@ -39,3 +39,18 @@ function(tessera_mpi_identity out_name out_header)
     endif()
   endforeach()
 endfunction()
+
+# tessera_default_mpi_wrapper(<lang> <wrapper>): unless MPI_<lang>_COMPILER is set, points FindMPI
+# for <lang> at the compiler wrapper of the MPI tessera is built with (TESSERA_MPI_NAME): Debian
+# names them mpicc.openmpi, mpif90.mpich, ..., and the plain mpicc is whichever MPI is the system's
+# default, which need not be tessera's.
+function(tessera_default_mpi_wrapper lang wrapper)
+  if(DEFINED MPI_${lang}_COMPILER OR NOT TESSERA_MPI_NAME)
+    return()
+  endif()
+  if(TESSERA_MPI_NAME MATCHES "^MPICH")
+    find_program(MPI_${lang}_COMPILER NAMES ${wrapper}.mpich ${wrapper})
+  else()
+    find_program(MPI_${lang}_COMPILER NAMES ${wrapper}.openmpi ${wrapper})
+  endif()
+endfunction()

@@ -8,6 +8,7 @@ add_test(NAME install.prefix
 set_tests_properties(install.prefix PROPERTIES FIXTURES_SETUP tessera_install TIMEOUT 120)
 
 # The MPI compiler wrapper for C of the MPI tessera was built with, for the consumers' FindMPI.
+tessera_default_mpi_wrapper(C mpicc)
 find_package(MPI COMPONENTS C)
 add_test(NAME install.c_only_consumer
          COMMAND ${CMAKE_COMMAND} -DPREFIX=${tessera_install_prefix} -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/install-c
