@@ -31,10 +31,14 @@ if(TESSERA_MPI_NAME MATCHES "^Open MPI")
   set(TESSERA_PC_MPI ompi-c)
   set(TESSERA_PC_HDF5 hdf5-openmpi)
   set(TESSERA_HDF5_DEBIAN_PACKAGE libhdf5-openmpi-dev)
-else()
+elseif(TESSERA_MPI_NAME MATCHES "^MPICH")
   set(TESSERA_PC_MPI mpich)
   set(TESSERA_PC_HDF5 hdf5-mpich)
   set(TESSERA_HDF5_DEBIAN_PACKAGE libhdf5-mpich-dev)
+else()  # an MPI tessera cannot name: pkg-config users add its flags themselves
+  set(TESSERA_PC_MPI "")
+  set(TESSERA_PC_HDF5 hdf5)
+  set(TESSERA_HDF5_DEBIAN_PACKAGE "the MPI build of HDF5")
 endif()
 
 configure_package_config_file(cmake/TesseraConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/TesseraConfig.cmake
