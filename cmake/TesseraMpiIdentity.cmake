@@ -4,7 +4,7 @@
 # against one MPI's ABI, into a program of another MPI links both libraries and fails at run time).
 #
 # tessera_mpi_identity(<out-name> <out-header> DIRS <dir>...)
-#   <out-name>   "Open MPI 4.1.4", "MPICH 4.0.2" (also Intel MPI, MVAPICH, Cray MPICH: all define
+#   <out-name>   "Open MPI 4.1.4", "MPICH 4.0.2" (also an MPICH-derived MPI whose mpi.h keeps
 #                MPICH_VERSION), or "" when no mpi.h in <dir>... names one of them.
 #   <out-header> the mpi.h read ("" if none).
 # The first folder holding an mpi.h wins: pass FindMPI's MPI_<lang>_INCLUDE_DIRS first, then the
@@ -54,3 +54,26 @@ function(tessera_default_mpi_wrapper lang wrapper)
     find_program(MPI_${lang}_COMPILER NAMES ${wrapper}.openmpi ${wrapper})
   endif()
 endfunction()
+
+# tessera_record_build_mpi(): after find_package(MPI COMPONENTS CXX) in tessera's own build, sets
+# TESSERA_MPI_NAME and TESSERA_MPI_HEADER (recorded in TesseraConfig.cmake and the .pc files), and
+# checks them against TESSERA_MPI_FLAVOUR (openmpi or mpich) where that is set.
+macro(tessera_record_build_mpi)
+  tessera_mpi_identity(TESSERA_MPI_NAME TESSERA_MPI_HEADER
+                       DIRS ${MPI_CXX_INCLUDE_DIRS} ${CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES})
+  if(TESSERA_MPI_NAME)
+    message(STATUS "tessera: MPI is ${TESSERA_MPI_NAME} (${TESSERA_MPI_HEADER})")
+  else()
+    # Another MPI family: it builds, but the package cannot name it nor refuse a consumer of another MPI.
+    message(WARNING "tessera: found no mpi.h of Open MPI or MPICH (or one derived from them) in "
+                    "${MPI_CXX_INCLUDE_DIRS} ${CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES}; the installed package "
+                    "will not check that its users link the same MPI")
+  endif()
+  if(DEFINED TESSERA_MPI_FLAVOUR)
+    if((TESSERA_MPI_FLAVOUR STREQUAL "openmpi" AND NOT TESSERA_MPI_NAME MATCHES "^Open MPI") OR
+       (TESSERA_MPI_FLAVOUR STREQUAL "mpich" AND NOT TESSERA_MPI_NAME MATCHES "^MPICH"))
+      message(FATAL_ERROR "TESSERA_MPI_FLAVOUR is ${TESSERA_MPI_FLAVOUR}, but FindMPI found ${TESSERA_MPI_NAME} "
+                          "(${TESSERA_MPI_HEADER}); point MPI_CXX_COMPILER at that MPI's mpicxx")
+    endif()
+  endif()
+endmacro()
