@@ -250,6 +250,9 @@ module tessera
       integer(c_int), value :: op, type
       integer(c_int) :: c_array_reduce
     end function
+  end interface
+
+  abstract interface
     ! Every free function takes the address of the handle and sets it to NULL.
     function c_free(handle) bind(C)
       import :: c_int, c_ptr
