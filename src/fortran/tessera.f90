@@ -1,0 +1,744 @@
+!> tessera for Fortran 2008: processor grids, distributions, domains, arrays of real(c_double)
+!> with ghost layers, ghost updates, redistribution, gather and scatter, over the C API (tessera.h)
+!> through iso_c_binding. See docs/fortran.md.
+!>
+!> Index order. Everything here is in Fortran's order: the first index varies fastest in memory.
+!> tessera itself is row-major (the last index fastest), so the module reverses the dimensions at
+!> the boundary: a Fortran domain of extents (nx, ny) is a tessera domain of extents (ny, nx), and
+!> a rank's storage seen from Fortran is then an ordinary column-major array u(x, y). Gathered and
+!> scattered arrays are plain Fortran arrays of the domain's shape.
+!>
+!> Bounds are inclusive and global (a domain lo = [1, 1], hi = [nx, ny] is indexed 1..nx, 1..ny).
+!>
+!> Errors. Every routine takes an optional `status`: present, it receives the tessera_status
+!> (TESSERA_OK = 0) and tessera_last_error() says why a call failed; absent, a failure prints that
+!> message and stops the program (error stop), which ends the MPI job.
+module tessera
+  use, intrinsic :: iso_c_binding
+  use tessera_c_api
+  use, intrinsic :: iso_fortran_env, only: error_unit
+  implicit none
+  private
+
+  ! Status codes (tessera_status).
+  integer, parameter, public :: TESSERA_OK = 0, TESSERA_ERR_INVALID_ARGUMENT = 1, TESSERA_ERR_OUT_OF_RANGE = 2, &
+                                TESSERA_ERR_OVERFLOW = 3, TESSERA_ERR_MISMATCH = 4, TESSERA_ERR_MPI = 5, &
+                                TESSERA_ERR_IO = 6, TESSERA_ERR_INTERNAL = 7, TESSERA_ERR_NULL_HANDLE = 100, &
+                                TESSERA_ERR_FREED_HANDLE = 101, TESSERA_ERR_INVALID_HANDLE = 102, &
+                                TESSERA_ERR_WRONG_TYPE = 103, TESSERA_ERR_CALL_ORDER = 104, &
+                                TESSERA_ERR_OUT_OF_MEMORY = 105
+  ! How a dimension is spread over a grid axis (tessera_dim_kind); build them with tessera_block() etc.
+  integer, parameter, public :: TESSERA_DIM_BLOCK = 0, TESSERA_DIM_CUT = 1, TESSERA_DIM_CYCLIC = 4, &
+                                TESSERA_DIM_BLOCK_CYCLIC = 5, TESSERA_DIM_COLLAPSED = 6
+  ! What a redistribution does with values (tessera_redistribution).
+  integer, parameter, public :: TESSERA_PRESERVE = 0, TESSERA_DESTRUCTIVE = 1
+  integer, parameter, public :: TESSERA_MAX_DIM = 3
+
+  ! Handles: one type per kind of object, so that the compiler catches a grid passed for a domain.
+  ! The C handles inside are checked by the library on every call (a freed one is an error).
+  type, public :: tessera_comm
+    private
+    type(c_ptr) :: h = c_null_ptr
+  end type
+  type, public :: tessera_grid
+    private
+    type(c_ptr) :: h = c_null_ptr
+  end type
+  type, public :: tessera_dist
+    private
+    type(c_ptr) :: h = c_null_ptr
+  end type
+  type, public :: tessera_domain
+    private
+    type(c_ptr) :: h = c_null_ptr
+    integer :: rank = -1  ! this rank in the domain's communicator
+  end type
+  type, public :: tessera_array
+    private
+    type(c_ptr) :: h = c_null_ptr
+    integer :: rank = -1  ! this rank in the communicator of the array's domain
+  end type
+
+  !> One dimension's distribution (tessera_dim_spec): make it with tessera_block(), tessera_cyclic(),
+  !> tessera_block_cyclic(b), tessera_cut(boundaries) or tessera_collapsed().
+  type, public :: tessera_dim
+    integer :: kind = TESSERA_DIM_BLOCK
+    integer(c_int64_t) :: block_size = 0
+    integer :: source = 0
+    integer(c_int64_t), allocatable :: boundaries(:)
+  end type
+
+  ! The message of the last failure this module found itself, before calling C (one per program:
+  ! call the module from one thread at a time).
+  character(:), allocatable, save :: own_error
+  logical, save :: failed_here = .false.
+
+  ! What a rank that stores nothing points its local arrays at.
+  real(c_double), target, save :: nothing(0)
+
+  public :: tessera_last_error, tessera_live_handles
+  public :: tessera_comm_create, tessera_comm_rank, tessera_comm_size
+  public :: tessera_grid_create, tessera_grid_automatic, tessera_grid_shape
+  public :: tessera_block, tessera_cyclic, tessera_block_cyclic, tessera_cut, tessera_collapsed
+  public :: tessera_dist_create, tessera_domain_create, tessera_redistribute
+  public :: tessera_array_create, tessera_owned, tessera_local, tessera_update_ghosts
+  public :: tessera_gather, tessera_scatter, tessera_sum, tessera_free
+
+  !> call tessera_local(array, u): u points at this rank's storage, ghosts included, indexed by
+  !> global indices (see tessera_owned). Valid until the domain is redistributed.
+  interface tessera_local
+    module procedure local_1d, local_2d, local_3d
+  end interface
+  !> call tessera_gather(array, root, out): the whole array into out (the domain's shape) on root.
+  interface tessera_gather
+    module procedure gather_1d, gather_2d, gather_3d
+  end interface
+  !> call tessera_scatter(array, root, data): every owned element from data (the domain's shape) on root.
+  interface tessera_scatter
+    module procedure scatter_1d, scatter_2d, scatter_3d
+  end interface
+  !> call tessera_free(handle): releases any handle (arrays keep their domain alive, domains their
+  !> communicator, so any order is fine); free every handle before MPI_Finalize.
+  interface tessera_free
+    module procedure free_comm, free_grid, free_dist, free_domain, free_array
+  end interface
+
+contains
+
+  ! ---------------------------------------------------------------------------------------------
+  ! Errors
+  ! ---------------------------------------------------------------------------------------------
+
+  !> The message of the last failing call on this thread ("" if none failed).
+  function tessera_last_error() result(message)
+    character(:), allocatable :: message
+    type(c_ptr) :: p
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i, n
+    if (allocated(own_error)) then
+      message = own_error
+      return
+    end if
+    p = c_last_error()
+    n = int(c_strlen(p))
+    call c_f_pointer(p, chars, [n])
+    allocate(character(n) :: message)
+    do i = 1, n
+      message(i:i) = chars(i)
+    end do
+  end function
+
+  ! Hands a C status to the caller, or stops with the library's message if the caller took none.
+  subroutine finish(s, status)
+    integer(c_int), intent(in) :: s
+    integer, intent(out), optional :: status
+    ! A failure of the C library replaces a message of this module's own.
+    if (s /= TESSERA_OK .and. .not. failed_here .and. allocated(own_error)) deallocate(own_error)
+    failed_here = .false.
+    if (present(status)) then
+      status = int(s)
+    else if (s /= TESSERA_OK) then
+      write(error_unit, '(a)') 'tessera: ' // tessera_last_error()
+      error stop 1
+    end if
+  end subroutine
+
+  ! A failure this module detects itself (a Fortran argument of the wrong size): its status, with
+  ! the message tessera_last_error() will give.
+  function fail(code, message) result(s)
+    integer(c_int), intent(in) :: code
+    character(*), intent(in) :: message
+    integer(c_int) :: s
+    own_error = message
+    failed_here = .true.
+    s = code
+  end function
+
+  function wrong_rank(ndim, expected) result(s)
+    integer, intent(in) :: ndim, expected
+    integer(c_int) :: s
+    s = fail(TESSERA_ERR_MISMATCH, 'tessera_local: the array has ' // str(ndim) // ' dimensions, the pointer ' // &
+                                   str(expected))
+  end function
+
+  pure function str(i) result(text)
+    integer, intent(in) :: i
+    character(:), allocatable :: text
+    character(24) :: buffer
+    write(buffer, '(i0)') i
+    text = trim(buffer)
+  end function
+
+  pure function str_list(values) result(text)
+    integer, intent(in) :: values(:)
+    character(:), allocatable :: text
+    integer :: k
+    text = ''
+    do k = 1, size(values)
+      if (k > 1) text = text // ', '
+      text = text // str(values(k))
+    end do
+  end function
+
+  !> The number of live handles of every kind (0 once a program freed everything).
+  subroutine tessera_live_handles(count, status)
+    integer, intent(out) :: count
+    integer, intent(out), optional :: status
+    integer(c_size_t) :: n
+    integer(c_int) :: s
+    s = c_live_handles(n)
+    count = int(n)
+    call finish(s, status)
+  end subroutine
+
+  ! ---------------------------------------------------------------------------------------------
+  ! Communicators and grids
+  ! ---------------------------------------------------------------------------------------------
+
+  !> Collective over mpi_comm: tessera's own duplicate of it. mpi_comm is a Fortran communicator
+  !> handle: an INTEGER from `use mpi`, or comm%MPI_VAL of a type(MPI_Comm) from `use mpi_f08`.
+  subroutine tessera_comm_create(mpi_comm, comm, status)
+    integer, intent(in) :: mpi_comm
+    type(tessera_comm), intent(out) :: comm
+    integer, intent(out), optional :: status
+    call finish(c_comm_create(int(mpi_comm, c_int), comm%h), status)
+  end subroutine
+
+  subroutine tessera_comm_rank(comm, rank, status)
+    type(tessera_comm), intent(in) :: comm
+    integer, intent(out) :: rank
+    integer, intent(out), optional :: status
+    integer(c_int) :: r
+    call finish(c_comm_rank(comm%h, r), status)
+    rank = int(r)
+  end subroutine
+
+  subroutine tessera_comm_size(comm, size, status)
+    type(tessera_comm), intent(in) :: comm
+    integer, intent(out) :: size
+    integer, intent(out), optional :: status
+    integer(c_int) :: n
+    call finish(c_comm_size(comm%h, n), status)
+    size = int(n)
+  end subroutine
+
+  !> A grid of `shape` (Fortran order) over ranks 0..product(shape)-1 of a communicator of
+  !> comm_size ranks; product(shape) must be comm_size. The grid's first axis varies fastest.
+  subroutine tessera_grid_create(comm_size, shape, grid, status)
+    integer, intent(in) :: comm_size
+    integer, intent(in) :: shape(:)
+    type(tessera_grid), intent(out) :: grid
+    integer, intent(out), optional :: status
+    integer(c_int64_t) :: c_shape(TESSERA_MAX_DIM)
+    c_shape = 0
+    c_shape(1:min(size(shape), TESSERA_MAX_DIM)) = reversed(int(shape, c_int64_t))
+    call finish(c_grid_create(int(size(shape), c_int), int(comm_size, c_int), c_shape, grid%h), status)
+  end subroutine
+
+  !> The grid tessera chooses for comm_size ranks and data of `extents` (Fortran order): fewest idle
+  !> ranks, then the smallest halo.
+  subroutine tessera_grid_automatic(comm_size, extents, grid, status)
+    integer, intent(in) :: comm_size
+    integer, intent(in) :: extents(:)
+    type(tessera_grid), intent(out) :: grid
+    integer, intent(out), optional :: status
+    integer(c_int64_t) :: c_extents(TESSERA_MAX_DIM)
+    c_extents = 0
+    c_extents(1:min(size(extents), TESSERA_MAX_DIM)) = reversed(int(extents, c_int64_t))
+    call finish(c_grid_automatic(int(size(extents), c_int), int(comm_size, c_int), c_extents, c_null_ptr, grid%h), &
+                status)
+  end subroutine
+
+  !> The grid's extents in Fortran order (shape needs as many entries as the grid has axes).
+  subroutine tessera_grid_shape(grid, shape, status)
+    type(tessera_grid), intent(in) :: grid
+    integer, intent(out) :: shape(:)
+    integer, intent(out), optional :: status
+    integer(c_int) :: ndim, s
+    integer(c_int64_t) :: c_shape(TESSERA_MAX_DIM)
+    s = c_grid_ndim(grid%h, ndim)
+    if (s == TESSERA_OK) then
+      if (size(shape) /= ndim) then
+        s = fail(TESSERA_ERR_INVALID_ARGUMENT, 'tessera_grid_shape: shape has ' // str(size(shape)) // &
+                                               ' entries, the grid ' // str(int(ndim)) // ' axes')
+      else
+        s = c_grid_shape(grid%h, c_shape)
+        if (s == TESSERA_OK) shape = int(reversed(c_shape(1:ndim)))
+      end if
+    end if
+    call finish(s, status)
+  end subroutine
+
+  ! ---------------------------------------------------------------------------------------------
+  ! Distributions and domains
+  ! ---------------------------------------------------------------------------------------------
+
+  !> Balanced blocks.
+  function tessera_block() result(d)
+    type(tessera_dim) :: d
+    d%kind = TESSERA_DIM_BLOCK
+  end function
+  !> Round robin, one index at a time.
+  function tessera_cyclic() result(d)
+    type(tessera_dim) :: d
+    d%kind = TESSERA_DIM_CYCLIC
+  end function
+  !> Blocks of block_size indices dealt round robin, block 0 to grid coordinate `source` (default 0).
+  function tessera_block_cyclic(block_size, source) result(d)
+    integer, intent(in) :: block_size
+    integer, intent(in), optional :: source
+    type(tessera_dim) :: d
+    d%kind = TESSERA_DIM_BLOCK_CYCLIC
+    d%block_size = block_size
+    if (present(source)) d%source = source
+  end function
+  !> Explicit boundaries, g+1 of them for a grid axis of extent g: grid coordinate c (from 0) owns
+  !> boundaries(c+1) .. boundaries(c+2)-1; the first is the domain's lo, the last its hi + 1.
+  function tessera_cut(boundaries) result(d)
+    integer, intent(in) :: boundaries(:)
+    type(tessera_dim) :: d
+    d%kind = TESSERA_DIM_CUT
+    allocate(d%boundaries(size(boundaries)))
+    d%boundaries(:) = int(boundaries, c_int64_t)
+  end function
+  !> Not distributed (the grid axis must have extent 1).
+  function tessera_collapsed() result(d)
+    type(tessera_dim) :: d
+    d%kind = TESSERA_DIM_COLLAPSED
+  end function
+
+  !> The distribution of the box lo..hi (inclusive, Fortran order) over `grid`, dims(k) saying how
+  !> dimension k is spread over grid axis k.
+  subroutine tessera_dist_create(grid, lo, hi, dims, dist, status)
+    type(tessera_grid), intent(in) :: grid
+    integer, intent(in) :: lo(:), hi(:)
+    type(tessera_dim), intent(in), target :: dims(:)
+    type(tessera_dist), intent(out) :: dist
+    integer, intent(out), optional :: status
+    type(c_box) :: box
+    type(c_dim_spec) :: specs(TESSERA_MAX_DIM)
+    integer :: n, k, c
+    integer(c_int) :: s
+    n = size(lo)
+    s = TESSERA_OK
+    if (n < 1 .or. n > TESSERA_MAX_DIM .or. size(hi) /= n .or. size(dims) /= n) then
+      s = fail(TESSERA_ERR_INVALID_ARGUMENT, 'tessera_dist_create: lo, hi and dims have ' // str(size(lo)) // ', ' // &
+                                             str(size(hi)) // ' and ' // str(size(dims)) // &
+                                             ' entries; they need the same number, 1 to 3')
+    end if
+    if (s == TESSERA_OK) then
+      call to_c_box(lo, hi, box)
+      do k = 1, n
+        c = n + 1 - k
+        specs(c)%kind = int(dims(k)%kind, c_int)
+        specs(c)%block_size = dims(k)%block_size
+        specs(c)%source = int(dims(k)%source, c_int)
+        if (allocated(dims(k)%boundaries)) then
+          if (size(dims(k)%boundaries) > 0) then
+            specs(c)%boundaries = c_loc(dims(k)%boundaries)
+            specs(c)%boundary_count = size(dims(k)%boundaries, kind=c_size_t)
+          end if
+        end if
+      end do
+      s = c_dist_create(grid%h, box, specs, c_null_ptr, dist%h)
+    end if
+    call finish(s, status)
+  end subroutine
+
+  !> A domain over `dist` on the ranks of `comm`. Every rank creates the same domains and arrays in
+  !> the same order.
+  subroutine tessera_domain_create(comm, dist, domain, status)
+    type(tessera_comm), intent(in) :: comm
+    type(tessera_dist), intent(in) :: dist
+    type(tessera_domain), intent(out) :: domain
+    integer, intent(out), optional :: status
+    integer(c_int) :: s, rank
+    s = c_comm_rank(comm%h, rank)
+    if (s == TESSERA_OK) s = c_domain_create(comm%h, dist%h, domain%h)
+    if (s == TESSERA_OK) domain%rank = int(rank)
+    call finish(s, status)
+  end subroutine
+
+  !> Collective: moves every array over `domain` to `dist` (mode TESSERA_PRESERVE, the default, keeps
+  !> every value; TESSERA_DESTRUCTIVE zeroes). Pointers from tessera_local are stale afterwards; ghost
+  !> layers must be updated again.
+  subroutine tessera_redistribute(domain, dist, status, mode)
+    type(tessera_domain), intent(in) :: domain
+    type(tessera_dist), intent(in) :: dist
+    integer, intent(out), optional :: status
+    integer, intent(in), optional :: mode
+    integer(c_int) :: m
+    m = TESSERA_PRESERVE
+    if (present(mode)) m = int(mode, c_int)
+    call finish(c_domain_redistribute(domain%h, dist%h, m), status)
+  end subroutine
+
+  ! ---------------------------------------------------------------------------------------------
+  ! Arrays of real(c_double)
+  ! ---------------------------------------------------------------------------------------------
+
+  !> An array of real(c_double) over `domain`, every element 0, with `ghosts` layers (default 0) on
+  !> every side, corners included; `periodic(k)` (default .false.) wraps dimension k's ghosts around.
+  subroutine tessera_array_create(domain, array, status, ghosts, periodic)
+    type(tessera_domain), intent(in) :: domain
+    type(tessera_array), intent(out) :: array
+    integer, intent(out), optional :: status
+    integer, intent(in), optional :: ghosts
+    logical, intent(in), optional :: periodic(:)
+    type(c_ghosts) :: g
+    integer(c_int) :: ndim, s
+    integer :: k
+    s = c_domain_ndim(domain%h, ndim)
+    if (s == TESSERA_OK) then
+      if (present(ghosts)) then
+        g%lower(1:ndim) = ghosts
+        g%upper(1:ndim) = ghosts
+      end if
+      if (present(periodic)) then
+        if (size(periodic) /= ndim) then
+          s = fail(TESSERA_ERR_INVALID_ARGUMENT, 'tessera_array_create: periodic has ' // str(size(periodic)) // &
+                                                 ' entries, the domain ' // str(int(ndim)) // ' dimensions')
+        else
+          do k = 1, ndim
+            if (periodic(k)) g%periodic(ndim + 1 - k) = 1
+          end do
+        end if
+      end if
+    end if
+    if (s == TESSERA_OK) s = c_array_create(domain%h, C_TESSERA_DOUBLE, g, array%h)
+    if (s == TESSERA_OK) array%rank = domain%rank
+    call finish(s, status)
+  end subroutine
+
+  !> The owned part of this rank's storage, inclusive, Fortran order: global indices along block and
+  !> cut dimensions; along cyclic and block-cyclic ones, the positions 1..count of the owned indices.
+  !> A rank that owns nothing gets lo > hi.
+  subroutine tessera_owned(array, lo, hi, status)
+    type(tessera_array), intent(in) :: array
+    integer, intent(out) :: lo(:), hi(:)
+    integer, intent(out), optional :: status
+    type(c_view) :: v
+    integer(c_int64_t) :: lb(TESSERA_MAX_DIM), ext(TESSERA_MAX_DIM)
+    integer :: k, c
+    integer(c_int) :: s
+    logical :: stored
+    s = local_view(array, size(lo), v, stored, lb, ext)
+    if (s == TESSERA_OK .and. size(hi) /= size(lo)) then
+      s = fail(TESSERA_ERR_INVALID_ARGUMENT, 'tessera_owned: lo has ' // str(size(lo)) // ' entries, hi ' // str(size(hi)))
+    end if
+    if (s == TESSERA_OK) then
+      lo = 1
+      hi = 0
+      if (stored) then
+        do k = 1, size(lo)
+          c = size(lo) + 1 - k
+          lo(k) = int(lb(k) + v%ghost_lo(c))
+          hi(k) = int(lo(k) + v%count(c) - 1)
+        end do
+      end if
+    end if
+    call finish(s, status)
+  end subroutine
+
+  ! This rank's view in Fortran order: lower bounds (global, or 1 at the first owned position of a
+  ! compacted axis) and extents of the storage, ghosts included. `stored` is false on a rank that
+  ! stores nothing.
+  function local_view(array, ndim, v, stored, lb, ext) result(s)
+    type(tessera_array), intent(in) :: array
+    integer, intent(in) :: ndim
+    type(c_view), intent(out) :: v
+    logical, intent(out) :: stored
+    integer(c_int64_t), intent(out) :: lb(TESSERA_MAX_DIM), ext(TESSERA_MAX_DIM)
+    integer(c_int) :: s
+    integer(c_size_t) :: patches
+    integer(c_int64_t) :: stride
+    integer :: k, c
+    stored = .false.
+    lb = 1
+    ext = 0
+    s = c_array_patch_count(array%h, patches)
+    if (s /= TESSERA_OK) return
+    if (patches > 1) then
+      s = fail(TESSERA_ERR_INVALID_ARGUMENT, 'tessera_local: the array is stored in ' // str(int(patches)) // &
+                                             ' patches here (not a dimensional distribution); use the C API')
+      return
+    end if
+    if (patches == 0) then
+      ! Nothing stored; the view still says the dimension.
+      block
+        type(tessera_domain) :: dom
+        integer(c_int) :: n
+        s = c_array_domain(array%h, dom%h)
+        if (s == TESSERA_OK) s = c_domain_ndim(dom%h, n)
+        if (s == TESSERA_OK) s = c_domain_free(dom%h)
+        if (s == TESSERA_OK .and. n /= ndim) s = wrong_rank(int(n), ndim)
+      end block
+      return
+    end if
+    s = c_array_local(array%h, 0_c_size_t, C_TESSERA_DOUBLE, v)
+    if (s /= TESSERA_OK) return
+    if (v%ndim /= ndim) then
+      s = wrong_rank(int(v%ndim), ndim)
+      return
+    end if
+    ! Dense row-major storage, which the C API gives for one patch: the pointer below relies on it.
+    stride = 1
+    do c = ndim, 1, -1
+      if (v%strides(c) /= stride) then
+        s = fail(TESSERA_ERR_INTERNAL, 'tessera_local: the storage is not dense row-major')
+        return
+      end if
+      stride = stride * v%extents(c)
+    end do
+    do k = 1, ndim
+      c = ndim + 1 - k
+      ext(k) = v%extents(c)
+      if (v%contiguous(c) /= 0) then
+        lb(k) = v%first(c) - v%ghost_lo(c)
+      else
+        lb(k) = 1 - v%ghost_lo(c)
+      end if
+    end do
+    stored = c_associated(v%data) .and. stride > 0
+  end function
+
+  subroutine local_1d(array, u, status)
+    type(tessera_array), intent(in) :: array
+    real(c_double), pointer, intent(out) :: u(:)
+    integer, intent(out), optional :: status
+    type(c_view) :: v
+    integer(c_int64_t) :: lb(TESSERA_MAX_DIM), ext(TESSERA_MAX_DIM)
+    real(c_double), pointer :: flat(:)
+    logical :: stored
+    integer(c_int) :: s
+    s = local_view(array, 1, v, stored, lb, ext)
+    u => nothing
+    if (s == TESSERA_OK .and. stored) then
+      call c_f_pointer(v%data, flat, [ext(1)])
+      u(lb(1):lb(1) + ext(1) - 1) => flat
+    end if
+    call finish(s, status)
+  end subroutine
+
+  subroutine local_2d(array, u, status)
+    type(tessera_array), intent(in) :: array
+    real(c_double), pointer, intent(out) :: u(:, :)
+    integer, intent(out), optional :: status
+    type(c_view) :: v
+    integer(c_int64_t) :: lb(TESSERA_MAX_DIM), ext(TESSERA_MAX_DIM)
+    real(c_double), pointer :: flat(:)
+    logical :: stored
+    integer(c_int) :: s
+    s = local_view(array, 2, v, stored, lb, ext)
+    u(1:0, 1:0) => nothing
+    if (s == TESSERA_OK .and. stored) then
+      call c_f_pointer(v%data, flat, [product(ext(1:2))])
+      u(lb(1):lb(1) + ext(1) - 1, lb(2):lb(2) + ext(2) - 1) => flat
+    end if
+    call finish(s, status)
+  end subroutine
+
+  subroutine local_3d(array, u, status)
+    type(tessera_array), intent(in) :: array
+    real(c_double), pointer, intent(out) :: u(:, :, :)
+    integer, intent(out), optional :: status
+    type(c_view) :: v
+    integer(c_int64_t) :: lb(TESSERA_MAX_DIM), ext(TESSERA_MAX_DIM)
+    real(c_double), pointer :: flat(:)
+    logical :: stored
+    integer(c_int) :: s
+    s = local_view(array, 3, v, stored, lb, ext)
+    u(1:0, 1:0, 1:0) => nothing
+    if (s == TESSERA_OK .and. stored) then
+      call c_f_pointer(v%data, flat, [product(ext(1:3))])
+      u(lb(1):lb(1) + ext(1) - 1, lb(2):lb(2) + ext(2) - 1, lb(3):lb(3) + ext(3) - 1) => flat
+    end if
+    call finish(s, status)
+  end subroutine
+
+  !> Collective: fills every ghost layer from the owners of those indices.
+  subroutine tessera_update_ghosts(array, status)
+    type(tessera_array), intent(in) :: array
+    integer, intent(out), optional :: status
+    call finish(c_array_update_ghosts(array%h), status)
+  end subroutine
+
+  !> Collective: the sum of every element, the same on every rank.
+  subroutine tessera_sum(array, total, status)
+    type(tessera_array), intent(in) :: array
+    real(c_double), intent(out), target :: total
+    integer, intent(out), optional :: status
+    call finish(c_array_reduce(array%h, C_TESSERA_OP_ADD, C_TESSERA_DOUBLE, c_loc(total)), status)
+  end subroutine
+
+  ! Whether a buffer of `shape` fits the array's domain exactly (Fortran order). A buffer of the
+  ! right size and the wrong shape (nx x ny for ny x nx) would be read or written garbled.
+  logical function fits_domain(array, shape)
+    type(tessera_array), intent(in) :: array
+    integer, intent(in) :: shape(:)
+    type(tessera_domain) :: dom
+    type(c_box) :: box
+    integer(c_int) :: s
+    integer :: n
+    fits_domain = .false.
+    s = c_array_domain(array%h, dom%h)
+    if (s /= TESSERA_OK) return
+    s = c_domain_box(dom%h, box)
+    if (c_domain_free(dom%h) /= TESSERA_OK .or. s /= TESSERA_OK) return
+    n = size(shape)
+    fits_domain = all(int(shape, c_int64_t) == reversed(box%hi(1:n) - box%lo(1:n)))
+  end function
+
+  ! The gather and scatter: on root, `buffer` of `shape` must be the domain's shape; a root whose
+  ! buffer does not fit passes no buffer, so that the call fails on every rank (nothing hangs).
+  function gather_buffer(array, root, shape, buffer, count) result(s)
+    type(tessera_array), intent(in) :: array
+    integer, intent(in) :: root, shape(:)
+    type(c_ptr), intent(in) :: buffer
+    integer(c_int64_t), intent(in) :: count
+    integer(c_int) :: s
+    logical :: refused
+    refused = .false.
+    if (is_root(array, root)) refused = .not. fits_domain(array, shape)
+    if (refused) then
+      s = c_array_gather_to(array%h, int(root, c_int), C_TESSERA_DOUBLE, c_null_ptr, 0_c_int64_t)
+      if (s /= TESSERA_OK) s = fail(s, 'tessera_gather: `out` on root has shape (' // str_list(shape) // &
+                                       '), not the domain''s shape')
+    else
+      s = c_array_gather_to(array%h, int(root, c_int), C_TESSERA_DOUBLE, buffer, count)
+    end if
+  end function
+
+  function scatter_buffer(array, root, shape, buffer, count) result(s)
+    type(tessera_array), intent(in) :: array
+    integer, intent(in) :: root, shape(:)
+    type(c_ptr), intent(in) :: buffer
+    integer(c_int64_t), intent(in) :: count
+    integer(c_int) :: s
+    logical :: refused
+    refused = .false.
+    if (is_root(array, root)) refused = .not. fits_domain(array, shape)
+    if (refused) then
+      s = c_array_scatter_from(array%h, int(root, c_int), C_TESSERA_DOUBLE, c_null_ptr, 0_c_int64_t)
+      if (s /= TESSERA_OK) s = fail(s, 'tessera_scatter: `data` on root has shape (' // str_list(shape) // &
+                                       '), not the domain''s shape')
+    else
+      s = c_array_scatter_from(array%h, int(root, c_int), C_TESSERA_DOUBLE, buffer, count)
+    end if
+  end function
+
+  ! Whether this rank is `root` of the array's communicator (its rank there, recorded when the
+  ! domain was created: the C API does not give an array's communicator back).
+  logical function is_root(array, root)
+    type(tessera_array), intent(in) :: array
+    integer, intent(in) :: root
+    is_root = array%rank == root
+  end function
+
+  ! Buffers the gather and scatter hand over; c_loc only of non-empty arrays.
+  type(c_ptr) function address_of(buffer, n)
+    real(c_double), intent(in), target :: buffer(*)
+    integer(c_int64_t), intent(in) :: n
+    address_of = c_null_ptr
+    if (n > 0) address_of = c_loc(buffer(1))
+  end function
+
+  subroutine gather_1d(array, root, out, status)
+    type(tessera_array), intent(in) :: array
+    integer, intent(in) :: root
+    real(c_double), intent(inout), contiguous, target :: out(:)
+    integer, intent(out), optional :: status
+    call finish(gather_buffer(array, root, shape(out), address_of(out, size(out, kind=c_int64_t)), &
+                              size(out, kind=c_int64_t)), status)
+  end subroutine
+  subroutine gather_2d(array, root, out, status)
+    type(tessera_array), intent(in) :: array
+    integer, intent(in) :: root
+    real(c_double), intent(inout), contiguous, target :: out(:, :)
+    integer, intent(out), optional :: status
+    call finish(gather_buffer(array, root, shape(out), address_of(out, size(out, kind=c_int64_t)), &
+                              size(out, kind=c_int64_t)), status)
+  end subroutine
+  subroutine gather_3d(array, root, out, status)
+    type(tessera_array), intent(in) :: array
+    integer, intent(in) :: root
+    real(c_double), intent(inout), contiguous, target :: out(:, :, :)
+    integer, intent(out), optional :: status
+    call finish(gather_buffer(array, root, shape(out), address_of(out, size(out, kind=c_int64_t)), &
+                              size(out, kind=c_int64_t)), status)
+  end subroutine
+
+  subroutine scatter_1d(array, root, data, status)
+    type(tessera_array), intent(in) :: array
+    integer, intent(in) :: root
+    real(c_double), intent(in), contiguous, target :: data(:)
+    integer, intent(out), optional :: status
+    call finish(scatter_buffer(array, root, shape(data), address_of(data, size(data, kind=c_int64_t)), &
+                               size(data, kind=c_int64_t)), status)
+  end subroutine
+  subroutine scatter_2d(array, root, data, status)
+    type(tessera_array), intent(in) :: array
+    integer, intent(in) :: root
+    real(c_double), intent(in), contiguous, target :: data(:, :)
+    integer, intent(out), optional :: status
+    call finish(scatter_buffer(array, root, shape(data), address_of(data, size(data, kind=c_int64_t)), &
+                               size(data, kind=c_int64_t)), status)
+  end subroutine
+  subroutine scatter_3d(array, root, data, status)
+    type(tessera_array), intent(in) :: array
+    integer, intent(in) :: root
+    real(c_double), intent(in), contiguous, target :: data(:, :, :)
+    integer, intent(out), optional :: status
+    call finish(scatter_buffer(array, root, shape(data), address_of(data, size(data, kind=c_int64_t)), &
+                               size(data, kind=c_int64_t)), status)
+  end subroutine
+
+  ! ---------------------------------------------------------------------------------------------
+  ! Freeing and helpers
+  ! ---------------------------------------------------------------------------------------------
+
+  subroutine free_comm(handle, status)
+    type(tessera_comm), intent(inout) :: handle
+    integer, intent(out), optional :: status
+    call finish(c_comm_free(handle%h), status)
+  end subroutine
+  subroutine free_grid(handle, status)
+    type(tessera_grid), intent(inout) :: handle
+    integer, intent(out), optional :: status
+    call finish(c_grid_free(handle%h), status)
+  end subroutine
+  subroutine free_dist(handle, status)
+    type(tessera_dist), intent(inout) :: handle
+    integer, intent(out), optional :: status
+    call finish(c_dist_free(handle%h), status)
+  end subroutine
+  subroutine free_domain(handle, status)
+    type(tessera_domain), intent(inout) :: handle
+    integer, intent(out), optional :: status
+    call finish(c_domain_free(handle%h), status)
+  end subroutine
+  subroutine free_array(handle, status)
+    type(tessera_array), intent(inout) :: handle
+    integer, intent(out), optional :: status
+    call finish(c_array_free(handle%h), status)
+  end subroutine
+
+  pure function reversed(a) result(r)
+    integer(c_int64_t), intent(in) :: a(:)
+    integer(c_int64_t) :: r(size(a))
+    r = a(size(a):1:-1)
+  end function
+
+  ! Inclusive Fortran-order bounds to tessera's half-open box in C order.
+  subroutine to_c_box(lo, hi, box)
+    integer, intent(in) :: lo(:), hi(:)
+    type(c_box), intent(out) :: box
+    integer :: n
+    n = size(lo)
+    box%lo = 0
+    box%hi = 0
+    box%lo(1:n) = reversed(int(lo, c_int64_t))
+    box%hi(1:n) = reversed(int(hi, c_int64_t)) + 1
+  end subroutine
+
+end module tessera

@@ -1,0 +1,203 @@
+!> The C API (tessera.h) as Fortran sees it through iso_c_binding: the structs field for field and
+!> the functions the module `tessera` calls, in C's axis order (row-major). Internal to
+!> libtessera_fortran: programs use the module `tessera` (tessera.f90), which reverses the axes.
+module tessera_c_api
+  use, intrinsic :: iso_c_binding
+  implicit none
+  public
+
+  integer, parameter :: C_TESSERA_MAX_DIM = 3
+  integer(c_int), parameter :: C_TESSERA_DOUBLE = 2, C_TESSERA_OP_ADD = 1
+
+  ! The C structs, field for field (tessera.h); C's axis order.
+  type, bind(C) :: c_box
+    integer(c_int64_t) :: lo(C_TESSERA_MAX_DIM) = 0, hi(C_TESSERA_MAX_DIM) = 0
+  end type
+  type, bind(C) :: c_dim_spec
+    integer(c_int) :: kind = 0
+    integer(c_int64_t) :: logical_block = 0, block_size = 0
+    integer(c_int) :: source = 0
+    type(c_ptr) :: boundaries = c_null_ptr
+    integer(c_size_t) :: boundary_count = 0
+    type(c_ptr) :: weights = c_null_ptr
+    integer(c_size_t) :: weight_count = 0
+    type(c_ptr) :: owners = c_null_ptr
+    integer(c_size_t) :: owner_count = 0
+  end type
+  type, bind(C) :: c_ghosts
+    integer(c_int64_t) :: lower(C_TESSERA_MAX_DIM) = 0, upper(C_TESSERA_MAX_DIM) = 0
+    integer(c_int) :: faces_only = 0, periodic(C_TESSERA_MAX_DIM) = 0
+  end type
+  type, bind(C) :: c_view
+    type(c_ptr) :: data = c_null_ptr
+    integer(c_int) :: type = 0, ndim = 0
+    integer(c_int64_t) :: extents(C_TESSERA_MAX_DIM) = 0, strides(C_TESSERA_MAX_DIM) = 0, &
+                          ghost_lo(C_TESSERA_MAX_DIM) = 0, count(C_TESSERA_MAX_DIM) = 0, first(C_TESSERA_MAX_DIM) = 0
+    integer(c_int) :: contiguous(C_TESSERA_MAX_DIM) = 0
+  end type
+
+  interface
+    function c_last_error() bind(C, name="tessera_last_error")
+      import :: c_ptr
+      type(c_ptr) :: c_last_error
+    end function
+    function c_strlen(s) bind(C, name="strlen")
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: s
+      integer(c_size_t) :: c_strlen
+    end function
+    function c_live_handles(count) bind(C, name="tessera_live_handles")
+      import :: c_int, c_size_t
+      integer(c_size_t), intent(out) :: count
+      integer(c_int) :: c_live_handles
+    end function
+    function c_comm_create(comm, out) bind(C, name="tessera_fortran_comm_create")
+      import :: c_int, c_ptr
+      integer(c_int), value :: comm
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: c_comm_create
+    end function
+    function c_comm_rank(comm, rank) bind(C, name="tessera_comm_rank")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: comm
+      integer(c_int), intent(out) :: rank
+      integer(c_int) :: c_comm_rank
+    end function
+    function c_comm_size(comm, size) bind(C, name="tessera_comm_size")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: comm
+      integer(c_int), intent(out) :: size
+      integer(c_int) :: c_comm_size
+    end function
+    function c_grid_create(ndim, comm_size, shape, out) bind(C, name="tessera_grid_create")
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int), value :: ndim, comm_size
+      integer(c_int64_t), intent(in) :: shape(*)
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: c_grid_create
+    end function
+    function c_grid_automatic(ndim, comm_size, extents, fixed, out) bind(C, name="tessera_grid_automatic")
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int), value :: ndim, comm_size
+      integer(c_int64_t), intent(in) :: extents(*)
+      type(c_ptr), value :: fixed
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: c_grid_automatic
+    end function
+    function c_grid_ndim(grid, ndim) bind(C, name="tessera_grid_ndim")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: grid
+      integer(c_int), intent(out) :: ndim
+      integer(c_int) :: c_grid_ndim
+    end function
+    function c_grid_shape(grid, shape) bind(C, name="tessera_grid_shape")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: grid
+      integer(c_int64_t), intent(out) :: shape(*)
+      integer(c_int) :: c_grid_shape
+    end function
+    function c_dist_create(grid, box, specs, order, out) bind(C, name="tessera_dist_create")
+      import :: c_int, c_ptr, c_box, c_dim_spec
+      type(c_ptr), value :: grid
+      type(c_box), intent(in) :: box
+      type(c_dim_spec), intent(in) :: specs(*)
+      type(c_ptr), value :: order
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: c_dist_create
+    end function
+    function c_domain_create(comm, dist, out) bind(C, name="tessera_domain_create")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: comm, dist
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: c_domain_create
+    end function
+    function c_domain_box(domain, box) bind(C, name="tessera_domain_box")
+      import :: c_int, c_ptr, c_box
+      type(c_ptr), value :: domain
+      type(c_box), intent(out) :: box
+      integer(c_int) :: c_domain_box
+    end function
+    function c_domain_ndim(domain, ndim) bind(C, name="tessera_domain_ndim")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: domain
+      integer(c_int), intent(out) :: ndim
+      integer(c_int) :: c_domain_ndim
+    end function
+    function c_domain_redistribute(domain, to, mode) bind(C, name="tessera_domain_redistribute")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: domain, to
+      integer(c_int), value :: mode
+      integer(c_int) :: c_domain_redistribute
+    end function
+    function c_array_create(domain, type, ghosts, out) bind(C, name="tessera_array_create")
+      import :: c_int, c_ptr, c_ghosts
+      type(c_ptr), value :: domain
+      integer(c_int), value :: type
+      type(c_ghosts), intent(in) :: ghosts
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: c_array_create
+    end function
+    function c_array_domain(array, out) bind(C, name="tessera_array_domain")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: c_array_domain
+    end function
+    function c_array_patch_count(array, count) bind(C, name="tessera_array_patch_count")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: array
+      integer(c_size_t), intent(out) :: count
+      integer(c_int) :: c_array_patch_count
+    end function
+    function c_array_local(array, patch, type, view) bind(C, name="tessera_array_local")
+      import :: c_int, c_ptr, c_size_t, c_view
+      type(c_ptr), value :: array
+      integer(c_size_t), value :: patch
+      integer(c_int), value :: type
+      type(c_view), intent(out) :: view
+      integer(c_int) :: c_array_local
+    end function
+    function c_array_update_ghosts(array) bind(C, name="tessera_array_update_ghosts")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array
+      integer(c_int) :: c_array_update_ghosts
+    end function
+    function c_array_gather_to(array, root, type, out, capacity) bind(C, name="tessera_array_gather_to")
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: array, out
+      integer(c_int), value :: root, type
+      integer(c_int64_t), value :: capacity
+      integer(c_int) :: c_array_gather_to
+    end function
+    function c_array_scatter_from(array, root, type, data, count) bind(C, name="tessera_array_scatter_from")
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: array, data
+      integer(c_int), value :: root, type
+      integer(c_int64_t), value :: count
+      integer(c_int) :: c_array_scatter_from
+    end function
+    function c_array_reduce(array, op, type, result) bind(C, name="tessera_array_reduce")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array, result
+      integer(c_int), value :: op, type
+      integer(c_int) :: c_array_reduce
+    end function
+  end interface
+
+  abstract interface
+    ! Every free function takes the address of the handle and sets it to NULL.
+    function c_free(handle) bind(C)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: handle
+      integer(c_int) :: c_free
+    end function
+  end interface
+
+  ! The five tessera_*_free functions have c_free's interface.
+  procedure(c_free), bind(C, name="tessera_comm_free") :: c_comm_free
+  procedure(c_free), bind(C, name="tessera_grid_free") :: c_grid_free
+  procedure(c_free), bind(C, name="tessera_dist_free") :: c_dist_free
+  procedure(c_free), bind(C, name="tessera_domain_free") :: c_domain_free
+  procedure(c_free), bind(C, name="tessera_array_free") :: c_array_free
+
+end module tessera_c_api
