@@ -19,6 +19,11 @@ set_tests_properties(install.c_only_consumer PROPERTIES FIXTURES_REQUIRED tesser
   PROCESSORS 3 TIMEOUT 300 ENVIRONMENT "${TESSERA_MPI_TEST_ENVIRONMENT}")
 
 if(TESSERA_BUILD_FORTRAN)
+  # Found here, not borrowed from examples/fortran: the tests are configured before the examples,
+  # so on a first configure MPI_Fortran_COMPILER is not set yet, and the consumer's FindMPI then
+  # falls back to pkg-config, which does not know where mpi_f08.mod lives (CI's fresh machine).
+  tessera_default_mpi_wrapper(Fortran mpif90)
+  find_package(MPI REQUIRED COMPONENTS Fortran)
   add_test(NAME install.fortran_consumer
            COMMAND ${CMAKE_COMMAND} -DPREFIX=${tessera_install_prefix} -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/install-fortran
                    -DMPIEXEC=${MPIEXEC_EXECUTABLE} -DHEAT_SOURCE=${PROJECT_SOURCE_DIR}/examples/fortran/heat.f90
