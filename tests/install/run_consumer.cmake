@@ -10,8 +10,11 @@ function(run)
   set(last_output "${out}" PARENT_SCOPE)
 endfunction()
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
-# The consumer is compiled like the library (a sanitizer build needs the sanitizer runtime to link).
+# The consumer is compiled like the library (a sanitizer build needs the sanitizer runtime to link),
+# with the MPI tessera was built with (else its FindMPI finds the system's default MPI, and the
+# package refuses it: an MPICH build on a machine whose mpicxx is Open MPI's).
 run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix
+    -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DMPI_CXX_COMPILER=${MPI_CXX_COMPILER}
     "-DCMAKE_CXX_FLAGS=${CONSUMER_CXX_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${CONSUMER_LINKER_FLAGS}")
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${MPIEXEC} -n 2 ${WORK_DIR}/build/consumer)
