@@ -209,16 +209,20 @@ std::vector<int> Communicator::exchange_counts(std::span<const int> counts, std:
 }
 
 void Communicator::alltoallv_bytes(const void* items, std::span<const int> counts, void* out,
-                                   std::span<const int> received, std::size_t item_size) const {
-  // Whether the bytes fit is known to the sender or the receiver only, so the ranks agree on it
-  // before the exchange: a rank that gave up alone would leave the others waiting in it.
+                                   std::span<const int> received, std::size_t item_size,
+                                   std::optional<Error> failed) const {
+  // Whether the bytes fit, and whether the receive buffer could be allocated, is known to the
+  // sender or the receiver only, so the ranks agree on it before the exchange: a rank that gave up
+  // alone would leave the others waiting in it.
   ByteLayout send, recv;
-  std::optional<Error> error;
+  std::optional<Error> error = std::move(failed);
   try {
     send = byte_layout(counts, item_size, "Communicator::alltoallv");
     recv = byte_layout(received, item_size, "Communicator::alltoallv");
   } catch (const Error& e) {
-    error = e;
+    if (!error) error = e;
+  } catch (const std::bad_alloc&) {
+    if (!error) error = receive_buffer_failed(0);
   }
   agree(error);
   check_mpi(MPI_Alltoallv(or_empty(items), send.counts.data(), send.displacements.data(), MPI_BYTE, or_empty(out),
@@ -239,6 +243,15 @@ void Communicator::allreduce_in_place(void* values, std::size_t count, detail::A
               "MPI_Allreduce");
     done += n;
   } while (done < count);
+}
+
+Error Communicator::receive_buffer_failed(std::size_t bytes) const {
+  // The words of detail::out_of_memory (exchange/allocation_agreement.hpp), which includes this header.
+  return Error(ErrorCode::out_of_memory,
+               bytes == 0 ? detail::concat("Communicator::alltoallv: out of memory on rank ", rank_,
+                                           ": could not allocate the byte layout of the exchange; nothing moved")
+                          : detail::concat("Communicator::alltoallv: out of memory on rank ", rank_,
+                                           ": could not allocate ", bytes, " bytes for the items it receives; nothing moved"));
 }
 
 std::size_t Communicator::total_of(std::span<const int> counts) noexcept {

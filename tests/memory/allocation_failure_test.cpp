@@ -8,7 +8,8 @@
 // storage, movers' message buffers and staging) with the failure on the last rank, until k
 // passes the operation's last large allocation and it succeeds. Covered: a redistribution of two
 // arrays, migrate_step into new storage and in place, the first ghost update of one array and the
-// first fused ghost update of two.
+// first fused ghost update of two, the first index-array gather and scatter (inspector, mover and
+// staging).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -246,6 +247,55 @@ TEST(AllocationFailure, FirstFusedGhostUpdateFailsOnEveryRankAndARetryFillsTheGh
       if (!fired_anywhere) break;
     }
     EXPECT_GT(failures, 0) << "no allocation was ever made to fail";
+  }
+}
+
+// An index remap's first use inspects (exchanges the requested points, with allocations between
+// the exchanges) and makes its mover and staging buffer: a failure anywhere in that is
+// Error(out_of_memory) on every rank with nothing written, and a retry gives the values.
+TEST(AllocationFailure, FirstIndexGatherAndScatterFailOnEveryRankAndWriteNothing) {
+  Communicator comm(MPI_COMM_WORLD);
+  const auto grid = ProcGrid<2>::automatic(comm.size(), {37, 23});
+  Domain<2> dom(comm, Distribution<2>(kBox, grid, {block(), block()}));
+  DistArray<double, 2> source(dom), target(dom);
+  source.for_each_owned([](const Point<2>& p, double& x) { x = reference(p); });
+  // The index array and the gathered values over another distribution of the same box; index(i)
+  // is a permutation of the box (i reflected along both axes).
+  const auto reflect = [](const Point<2>& i) { return Point<2>{36 - i[0], 22 - i[1]}; };
+  Domain<2> idom(comm, Distribution<2>(kBox, grid, {cyclic(), block()}));
+  DistArray<Point<2>, 2> index(idom);
+  index.for_each_owned([&](const Point<2>& i, Point<2>& p) { p = reflect(i); });
+  DistArray<double, 2> gathered(idom), values(idom);
+  values.for_each_owned([&](const Point<2>& i, double& x) { x = reference(reflect(i)); });
+  const auto untouched = [](const Point<2>&) { return -1.0; };
+  for (const char* where : {"gather", "scatter"}) {
+    const bool is_gather = std::string(where) == "gather";
+    DistArray<double, 2>& written = is_gather ? gathered : target;
+    const int failing = failing_rank(comm);
+    int failures = 0;
+    for (long k = 1; k < kMaxSweep; ++k) {
+      SCOPED_TRACE(::testing::Message() << where << ", failure on rank " << failing << " at large allocation " << k);
+      idom.cache().clear();  // every remap below is a first use: inspected, mover and staging made
+      dom.cache().clear();
+      written.for_each_owned([](const Point<2>&, double& x) { x = -1.0; });
+      const auto op = [&] {
+        if (is_gather)
+          gather(source, index, gathered);  // gathered(i) = source(reflect(i))
+        else
+          scatter(values, index, target);  // target(reflect(i)) = values(i) = reference(reflect(i))
+      };
+      bool fired_anywhere = false;
+      const bool failed = run_failing(&fired_anywhere, comm, failing, k, where, op);
+      if (failed) {
+        ++failures;
+        ASSERT_TRUE(owned_match(written, untouched));
+        op();  // the retry
+      }
+      ASSERT_TRUE(is_gather ? owned_match(gathered, [&](const Point<2>& i) { return reference(reflect(i)); })
+                            : owned_match(target, reference));
+      if (!fired_anywhere) break;
+    }
+    EXPECT_GT(failures, 2) << where << ": too few allocations were made to fail";
   }
 }
 

@@ -35,6 +35,7 @@
 #include <numeric>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -84,11 +85,12 @@ template <class T>
 }
 
 /// Moves box `src_box` of `src` onto `dst_box` of `dst` (destination axis d takes source axis
-/// perm[d]); arguments already checked. When both are the same array, the mover's in-place sends
-/// and receives could read an element after a receive overwrote it, so the source is first staged
-/// in a copy of this rank's storage (same layout, so no communication is needed for that): that
-/// copy is allocated on every call, and the ranks agree that each had it (one small allreduce)
-/// before anything moves. `where` names the caller in errors.
+/// perm[d]); arguments already checked. When both are the same array and the boxes overlap, the
+/// mover's in-place sends and receives could read an element after a receive overwrote it, so the
+/// source is first staged in a copy of this rank's storage (same layout, so no communication is
+/// needed for that): that copy is allocated on every such call, and the ranks agree that each had
+/// it (one small allreduce) before anything moves. Disjoint boxes of one array need no copy: every
+/// element read is one no receive writes. `where` names the caller in errors.
 template <class T, std::size_t N>
 void move_section(const char* where, const DistArray<T, N>& src, const Box<N>& src_box, DistArray<T, N>& dst, const Box<N>& dst_box,
                   const typename MotionPlan<N>::Permutation& perm) {
@@ -109,7 +111,7 @@ void move_section(const char* where, const DistArray<T, N>& src, const Box<N>& s
              },
              from_bytes, bytes_of(dst.data()));
   };
-  if (static_cast<const void*>(&src) == static_cast<const void*>(&dst)) {
+  if (static_cast<const void*>(&src) == static_cast<const void*>(&dst) && intersects(src_box, dst_box)) {
     std::vector<T> staged;
     std::optional<Error> failed;
     capture_failure(failed, dom.comm(), where, src.storage().size() * sizeof(T), "a copy of the array's storage",
@@ -129,22 +131,48 @@ template <std::size_t M>
   return k;
 }
 
+/// Runs `step`, local to this rank, then agrees in one small allreduce that it succeeded on every
+/// rank: the inspector of an index remap allocates between its exchanges, and a rank whose
+/// allocation failed must not leave the others waiting in the next one (`capture_failure`).
+template <class Step>
+void agreed_local_step(const Communicator& comm, const char* where, std::string_view what, Step&& step) {
+  std::optional<Error> failed;
+  capture_failure(failed, comm, where, 0, what, std::forward<Step>(step));
+  comm.agree(failed);
+}
+
+/// `comm.alltoallv(items, counts, &received)`, whose errors (the same on every rank: it agrees on its
+/// byte counts and its receive buffer before exchanging) name `where` first.
+template <class T>
+[[nodiscard]] std::vector<T> named_alltoallv(const char* where, const Communicator& comm, std::span<const T> items,
+                                             std::span<const int> counts, std::vector<int>& received) {
+  try {
+    return comm.alltoallv<T>(items, counts, &received);
+  } catch (const Error& e) {
+    throw Error(e.code(), concat(where, ": ", e.what()));
+  }
+}
+
 /// Every rank's owned entries of `index` in the order `for_each_owned` visits them, after checking
 /// that each lies in `target`. If any does not, every rank throws `Error(out_of_range)` with the
-/// message of the lowest rank that has a bad entry, naming its first one (`Communicator::agree`).
+/// message of the lowest rank that has a bad entry, naming its first one (`Communicator::agree`);
+/// if the list cannot be allocated on some rank, every rank throws `Error(out_of_memory)`.
 template <std::size_t N, std::size_t M>
 [[nodiscard]] std::vector<std::pair<Point<M>, Point<N>>> checked_indices(const char* where,
                                                                          const DistArray<Point<N>, M>& index,
                                                                          const Box<N>& target) {
   std::vector<std::pair<Point<M>, Point<N>>> out;
   std::optional<Error> bad;
-  index.for_each_owned([&](const Point<M>& i, const Point<N>& p) {
-    if (!bad && !contains(target, p))
-      bad.emplace(ErrorCode::out_of_range, concat(where, ": argument 'index' has index(", i, ") = ", p,
-                                                  ", which is not in the domain ", target, " it indexes"));
-    out.emplace_back(i, p);
+  const Communicator& comm = index.domain().comm();
+  capture_failure(bad, comm, where, 0, "the list of the index array's entries", [&] {
+    index.for_each_owned([&](const Point<M>& i, const Point<N>& p) {
+      if (!bad && !contains(target, p))
+        bad.emplace(ErrorCode::out_of_range, concat(where, ": argument 'index' has index(", i, ") = ", p,
+                                                    ", which is not in the domain ", target, " it indexes"));
+      out.emplace_back(i, p);
+    });
   });
-  index.domain().comm().agree(bad);
+  comm.agree(bad);
   return out;
 }
 
@@ -225,19 +253,18 @@ struct GroupedRequests {
   std::vector<int> counts;                             ///< entries whose index(i) rank r owns, per rank
 };
 
-/// This rank's index entries (i, index(i)), checked against the box of `target` (see
-/// `checked_indices`) and grouped by the rank that owns index(i) in `target` (each group in
-/// `for_each_owned` order), with the storage offset of element i of `beside` (an array over the
-/// distribution of `index`) for each.
+/// This rank's index entries (i, index(i)) (`checked_indices`), grouped by the rank that owns
+/// index(i) in `target` (each group in `for_each_owned` order), with the storage offset of element
+/// i of `beside` (an array over the distribution of `index`) for each. Local: allocates, does not
+/// communicate.
 template <class T, std::size_t N, std::size_t M>
-[[nodiscard]] GroupedRequests<N, M> grouped_requests(const char* where, const DistArray<Point<N>, M>& index,
-                                                     const Distribution<N>& target, const DistArray<T, M>& beside) {
-  const auto entries = checked_indices(where, index, target.domain());
+[[nodiscard]] GroupedRequests<N, M> grouped_requests(const std::vector<std::pair<Point<M>, Point<N>>>& entries,
+                                                     const Communicator& comm, const Distribution<N>& target,
+                                                     const DistArray<T, M>& beside) {
   const auto offsets = owned_offsets(beside);  // the same points in the same order (equal distributions)
   GroupedRequests<N, M> out;
   const auto order = group_by_owner(
-      entries.size(), index.domain().comm().size(), [&](std::size_t k) { return target.owner(entries[k].second); },
-      out.counts);
+      entries.size(), comm.size(), [&](std::size_t k) { return target.owner(entries[k].second); }, out.counts);
   out.entries.reserve(order.size());
   out.beside_offsets.reserve(order.size());
   for (const std::size_t k : order) {
@@ -259,18 +286,25 @@ struct IndexPlan {
 };
 
 /// Inspector of `gather`: the schedule that sends each owner's `src` elements straight into the
-/// `dst` offsets of the ranks that asked for them (one all-to-all of the requested points).
+/// `dst` offsets of the ranks that asked for them (one all-to-all of the requested points). Every
+/// exchange is preceded by an agreement that each rank allocated what it needed; what it allocates
+/// after the last one, the caller agrees on (`kept_index_remap`).
 template <class T, std::size_t N, std::size_t M>
 [[nodiscard]] IndexPlan inspect_gather(const char* where, const DistArray<T, N>& src,
                                        const DistArray<Point<N>, M>& index, const DistArray<T, M>& dst) {
-  const auto requests = grouped_requests(where, index, src.distribution(), dst);
-  std::vector<Point<N>> asked(requests.entries.size());
-  for (std::size_t j = 0; j < asked.size(); ++j) asked[j] = requests.entries[j].second;
+  const Communicator& comm = dst.domain().comm();
+  const auto entries = checked_indices(where, index, src.distribution().domain());
+  GroupedRequests<N, M> requests;
+  std::vector<Point<N>> asked;
+  agreed_local_step(comm, where, "the requests of the index remap", [&] {
+    requests = grouped_requests(entries, comm, src.distribution(), dst);
+    asked.resize(requests.entries.size());
+    for (std::size_t j = 0; j < asked.size(); ++j) asked[j] = requests.entries[j].second;
+  });
   // Owners learn which of their points are wanted, grouped by the rank that wants them, in the
   // order that rank will receive them (into dst at `beside_offsets`).
-  const Communicator& comm = dst.domain().comm();
   std::vector<int> arrived;
-  const auto wanted = comm.alltoallv<Point<N>>(asked, requests.counts, &arrived);
+  const auto wanted = named_alltoallv<Point<N>>(where, comm, asked, requests.counts, arrived);
   std::vector<index_t> send_from(wanted.size());
   for (std::size_t j = 0; j < wanted.size(); ++j) send_from[j] = offset_of(src, wanted[j]);
   IndexPlan plan;
@@ -285,19 +319,24 @@ template <class T, std::size_t N, std::size_t M>
 template <class T, std::size_t N, std::size_t M>
 [[nodiscard]] IndexPlan inspect_scatter(const char* where, const DistArray<T, M>& values,
                                         const DistArray<Point<N>, M>& index, const DistArray<T, N>& dst) {
-  const auto requests = grouped_requests(where, index, dst.distribution(), values);
   struct Item {
     Point<N> at;
     index_t order;  // row-major linear index of i: the order in which hits on one point apply
   };
   static_assert(sizeof(Item) == (N + 1) * sizeof(index_t), "no padding on the wire");
-  const Box<M>& ibox = index.domain().box();
-  std::vector<Item> items(requests.entries.size());
-  for (std::size_t j = 0; j < items.size(); ++j)
-    items[j] = Item{requests.entries[j].second, linear_index(ibox, requests.entries[j].first)};
   const Communicator& comm = dst.domain().comm();
+  const auto entries = checked_indices(where, index, dst.distribution().domain());
+  GroupedRequests<N, M> requests;
+  std::vector<Item> items;
+  agreed_local_step(comm, where, "the requests of the index remap", [&] {
+    requests = grouped_requests(entries, comm, dst.distribution(), values);
+    const Box<M>& ibox = index.domain().box();
+    items.resize(requests.entries.size());
+    for (std::size_t j = 0; j < items.size(); ++j)
+      items[j] = Item{requests.entries[j].second, linear_index(ibox, requests.entries[j].first)};
+  });
   std::vector<int> arrived;
-  const auto got = comm.alltoallv<Item>(items, requests.counts, &arrived);
+  const auto got = named_alltoallv<Item>(where, comm, items, requests.counts, arrived);
   // Stage in the order of application: then applying is one pass over the staging buffer.
   std::vector<std::size_t> by_order(got.size());
   std::iota(by_order.begin(), by_order.end(), std::size_t{0});
@@ -317,10 +356,11 @@ template <class T, std::size_t N, std::size_t M>
 }
 
 /// What one index remap keeps in the destination domain's exchange cache: the inspected plan, the
-/// mover that runs it and the buffer it stages elements in (grown, never shrunk).
+/// mover that runs it and the buffer it stages elements in (made with it at its full size, so that
+/// a call allocates nothing after the agreement).
 struct IndexRemap final : CachedExecutor {
-  IndexRemap(const Communicator& comm, IndexPlan inspected, std::size_t element_size)
-      : plan(std::move(inspected)), mover(comm, plan.schedule, element_size) {}
+  IndexRemap(IndexPlan inspected, Mover made, std::size_t staging_bytes)
+      : plan(std::move(inspected)), mover(std::move(made)), scratch(std::max(staging_bytes, std::size_t{1})) {}
   [[nodiscard]] bool busy() const noexcept override { return mover.in_flight(); }
   /// At least `bytes` bytes (never null), valid until the next call.
   [[nodiscard]] std::byte* staging(std::size_t bytes) {
@@ -339,18 +379,30 @@ struct IndexRemap final : CachedExecutor {
 /// plan still holds: the ranks sum their local keys (`index_plan_key`) in one allreduce, and that
 /// sum, the same everywhere, is the cache key. Then the cache hits or misses alike on every rank,
 /// as for every other movement. Trusts 64-bit hashes not to collide, as the cache does.
-template <class Inspect>
-[[nodiscard]] ExecutorHandle<IndexRemap> kept_index_remap(ExchangeCache& cache, const Communicator& comm,
-                                                          std::uint64_t local_key,
+/// A miss agrees on its allocations as `agreed_executor` says (the inspector agrees before each of
+/// its own exchanges): an allocation that fails on one rank is `Error(out_of_memory)` on every rank
+/// before any value moves. `staging_bytes(plan)`: the staging buffer the remap needs, made with it.
+template <class Inspect, class StagingBytes>
+[[nodiscard]] ExecutorHandle<IndexRemap> kept_index_remap(const char* where, ExchangeCache& cache,
+                                                          const Communicator& comm, std::uint64_t local_key,
                                                           std::initializer_list<std::uint64_t> distributions,
                                                           std::size_t element_size, std::size_t charge,
-                                                          Inspect&& inspect) {
+                                                          Inspect&& inspect, StagingBytes&& staging_bytes) {
   std::uint64_t agreed = local_key;  // unsigned: the sum wraps
   comm.allreduce(std::span<std::uint64_t>(&agreed, 1), ReduceOp::sum);
   const ExecutorKey key(agreed, std::span<const std::size_t>(&element_size, 1));
-  return cache.executor<IndexRemap>(key, distributions, charge, [&] {
-    return std::make_unique<IndexRemap>(comm, inspect(), element_size);
-  });
+  std::optional<IndexPlan> inspected;
+  return agreed_executor<IndexRemap>(
+      where, cache, comm, key, distributions, charge, element_size,
+      [&] {
+        inspected = inspect();
+        return inspected->schedule;
+      },
+      [&](std::shared_ptr<const Schedule> s) {
+        Mover mover(comm, std::move(s), element_size);  // has its tag even if the allocations below fail
+        const std::size_t bytes = staging_bytes(*inspected);
+        return std::make_unique<IndexRemap>(std::move(*inspected), std::move(mover), bytes);
+      });
 }
 
 }  // namespace detail::remap
@@ -456,14 +508,18 @@ requires(N >= 1 && M >= 1) void gather(const DistArray<T, N>& src, const DistArr
     fail_argument(where, "dst", dst.distribution(),
                   detail::concat("must have the distribution of 'index', ", index.distribution()));
   const Domain<M>& dom = dst.domain();
-  const std::uint64_t key =
-      detail::remap::index_plan_key(1, index, {src.distribution().hash(), src.ghosts().hash(), dst.ghosts().hash()});
+  // Gathering into the source itself needs a staging copy of the source (below), made with the
+  // remap: whether src is dst is part of the key.
+  const bool in_place = static_cast<const void*>(&src) == static_cast<const void*>(&dst);
+  const std::uint64_t key = detail::remap::index_plan_key(
+      1, index, {src.distribution().hash(), src.ghosts().hash(), dst.ghosts().hash(), in_place ? 1u : 0u});
   auto remap = detail::remap::kept_index_remap(
-      dom.cache(), dom.comm(), key, {src.distribution().hash(), dst.distribution().hash()}, sizeof(T),
+      where, dom.cache(), dom.comm(), key, {src.distribution().hash(), dst.distribution().hash()}, sizeof(T),
       static_cast<std::size_t>(volume(dom.box())) * sizeof(T),
-      [&] { return detail::remap::inspect_gather(where, src, index, dst); });
+      [&] { return detail::remap::inspect_gather(where, src, index, dst); },
+      [&](const detail::remap::IndexPlan&) { return in_place ? src.storage().size_bytes() : std::size_t{0}; });
   const void* from = detail::remap::bytes_of(src.data());
-  if (static_cast<const void*>(&src) == static_cast<const void*>(&dst)) {
+  if (in_place) {
     // The mover's in-place sends could read an element a receive already overwrote: stage the
     // source (this rank's storage, same layout, so no communication is needed for that).
     const std::size_t bytes = src.storage().size_bytes();
@@ -517,9 +573,10 @@ requires(N >= 1 && M >= 1) void scatter(const DistArray<T, M>& values, const Dis
       detail::remap::index_plan_key(2, index, {values.ghosts().hash(), dst.distribution().hash(), dst.ghosts().hash()});
   const std::size_t es = sizeof(T);
   auto remap = detail::remap::kept_index_remap(
-      dom.cache(), dom.comm(), key, {values.distribution().hash(), dst.distribution().hash()}, es,
+      where, dom.cache(), dom.comm(), key, {values.distribution().hash(), dst.distribution().hash()}, es,
       static_cast<std::size_t>(volume(values.domain().box())) * es,
-      [&] { return detail::remap::inspect_scatter(where, values, index, dst); });
+      [&] { return detail::remap::inspect_scatter(where, values, index, dst); },
+      [&](const detail::remap::IndexPlan& plan) { return static_cast<std::size_t>(plan.staged) * es; });
   const detail::remap::IndexPlan& plan = remap->plan;
   std::byte* staged = remap->staging(static_cast<std::size_t>(plan.staged) * es);
   detail::discard_on_throw(dom.cache(), remap.get(),

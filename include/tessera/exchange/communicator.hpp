@@ -14,8 +14,10 @@
 
 #include <cstddef>
 #include <memory>
+#include <new>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -136,9 +138,11 @@ class Communicator {
   ///   std::vector<int> from = comm.alltoallv<int>(items, counts);   // 0, 1, 1, 2, 2, 2, ...
   /// \endcode
   /// Costs an alltoall of the counts, one allreduce (the ranks agree that every rank's bytes fit in
-  /// MPI's int counts) and the alltoallv. Throws `Error(invalid_argument)` for bad counts (on the
-  /// rank that passed them) and `Error(overflow)` on every rank if the bytes to or from some rank,
-  /// or in all, do not fit in an MPI count.
+  /// MPI's int counts and that every rank could allocate what it receives) and the alltoallv.
+  /// Throws `Error(invalid_argument)` for bad counts (on the rank that passed them), and on every
+  /// rank `Error(overflow)` if the bytes to or from some rank, or in all, do not fit in an MPI count,
+  /// or `Error(out_of_memory)` if some rank could not allocate the items it receives (nothing has
+  /// been exchanged then).
   template <class T>
     requires detail::Transferable<T>
   [[nodiscard]] std::vector<T> alltoallv(std::span<const T> items, std::span<const int> counts,
@@ -146,8 +150,16 @@ class Communicator {
     std::vector<int> own;
     std::vector<int>& received = received_counts != nullptr ? *received_counts : own;
     received = exchange_counts(counts, items.size());
-    std::vector<T> out(total_of(received));
-    alltoallv_bytes(items.data(), counts, out.data(), received, sizeof(T));
+    std::vector<T> out;
+    std::optional<Error> failed;
+    try {
+      out.resize(total_of(received));
+    } catch (const std::bad_alloc&) {
+      failed = receive_buffer_failed(total_of(received) * sizeof(T));
+    } catch (const std::length_error&) {
+      failed = receive_buffer_failed(total_of(received) * sizeof(T));
+    }
+    alltoallv_bytes(items.data(), counts, out.data(), received, sizeof(T), std::move(failed));
     return out;
   }
 
@@ -200,8 +212,10 @@ class Communicator {
   [[nodiscard]] std::vector<int> gather_counts(std::size_t mine, std::string_view call) const;
   void allgatherv_bytes(const void* mine, std::span<const int> counts, std::size_t item_size, void* out) const;
   [[nodiscard]] std::vector<int> exchange_counts(std::span<const int> counts, std::size_t items) const;
+  // `failed`: this rank could not allocate `out` (agreed on with the byte-count check, then thrown).
   void alltoallv_bytes(const void* items, std::span<const int> counts, void* out, std::span<const int> received,
-                       std::size_t item_size) const;
+                       std::size_t item_size, std::optional<Error> failed) const;
+  [[nodiscard]] Error receive_buffer_failed(std::size_t bytes) const;
   void allreduce_in_place(void* values, std::size_t count, detail::ArithmeticType type, ReduceOp op) const;
   [[nodiscard]] static std::size_t total_of(std::span<const int> counts) noexcept;
 

@@ -36,8 +36,12 @@ namespace tessera::detail {
 /// bytes of one element of every array moved) sizes the message buffers for them. A hit
 /// communicates nothing. A miss allocates (the schedule, then the executor and its buffers) and
 /// agrees, with one small allreduce after each, that every rank has what it needs
-/// (exchange/allocation_agreement.hpp): if an allocation failed on any rank, every rank empties the
-/// cache (so that all stay in step) and throws `Error(out_of_memory)` before anything moves.
+/// (exchange/allocation_agreement.hpp), and throws on every rank before anything moves if not:
+/// - the schedule failed on some rank (an allocation: `Error(out_of_memory)`; or any `Error` that
+///   `schedule()` throws, e.g. an index remap's bad index value): nothing is kept, and the kept
+///   executors stay;
+/// - the executor or the cache's bookkeeping failed on some rank: every rank empties the cache
+///   (some ranks may have kept an entry that others could not), then throws.
 /// `make` runs on every rank once the schedule is agreed on, even where an allocation failed, as
 /// executors take a tag and may agree on their algorithm.
 template <class E, class GetSchedule, class Make>
@@ -47,31 +51,37 @@ template <class E, class GetSchedule, class Make>
                                                 std::size_t element_bytes, GetSchedule&& schedule, Make&& make) {
   bool missed = false;
   std::optional<Error> failed;
-  const auto agree = [&] {
-    try {
-      comm.agree(failed);
-    } catch (...) {
-      cache.clear();
-      throw;
-    }
-  };
+  std::optional<Error> schedule_failed;  // agreed on: the same on every rank
   ExecutorHandle<E> handle;
   capture_failure(failed, comm, where, 0, "the executor's bookkeeping", [&] {
     handle = cache.executor<E>(key, distributions, charge, [&]() -> std::unique_ptr<E> {
       missed = true;
       std::shared_ptr<const Schedule> s;
       capture_failure(failed, comm, where, 0, "the schedule of the movement", [&] { s = schedule(); });
-      agree();  // the executor takes a tag and may agree on its algorithm: made everywhere or nowhere
+      // The executor takes a tag and may agree on its algorithm: made everywhere or nowhere.
+      try {
+        comm.agree(failed);
+      } catch (const Error& e) {
+        schedule_failed = e;
+        throw;  // out of ExchangeCache::executor on every rank: nothing is kept
+      }
       std::unique_ptr<E> made;
       capture_failure(failed, comm, where, message_buffer_bound(*s, element_bytes), "the message buffers",
                       [&] { made = make(s); });
       return made;  // null after a failure: thrown away on every rank below
     });
   });
-  if (missed)
-    agree();
-  else if (failed)
+  if (schedule_failed) throw *schedule_failed;
+  if (missed) {
+    try {
+      comm.agree(failed);
+    } catch (...) {
+      cache.clear();
+      throw;
+    }
+  } else if (failed) {
     throw *failed;  // a hit that failed (a bad key, say): no rank made anything
+  }
   return handle;
 }
 
