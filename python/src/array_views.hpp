@@ -33,7 +33,8 @@ pybind11::array view_of(const std::shared_ptr<PyArray<T, N>>& a, std::size_t pat
     strides[d] = static_cast<py::ssize_t>(v.strides[d] * static_cast<tessera::index_t>(sizeof(T)));
     if (!with_ghosts) first += v.ghost_lo[d] * v.strides[d];
   }
-  py::object guard = py::cast(std::make_shared<ViewGuard<T, N>>(a));
+  // The base object: a capsule owning a ViewGuard, deleted when the last NumPy view of it goes.
+  py::capsule guard(new ViewGuard<T, N>(a), [](void* g) { delete static_cast<ViewGuard<T, N>*>(g); });
   return py::array_t<T>(shape, strides, first, guard);
 }
 

@@ -35,36 +35,43 @@ void bind_dim_spec(py::module_& m) {
   m.def("irregular", &tessera::irregular, py::arg("owners"), "An owner grid coordinate per index.");
 }
 
-template <std::size_t N>
-tessera::ProcGrid<N> grid_of(const std::vector<index_t>& shape, const std::vector<int>& ranks, int comm_size,
-                             const tessera::Point<N>& extents) {
-  if (shape.empty()) return tessera::ProcGrid<N>::automatic(comm_size, extents);
-  const tessera::Point<N> s = point_of<N>(shape, "Distribution: grid");
-  if (ranks.empty()) return tessera::ProcGrid<N>::with_shape(comm_size, s);
-  return tessera::ProcGrid<N>::from_ranks(comm_size, s, ranks);
-}
-
-// Distribution(lo, hi, dims, grid shape or [], ranks or [], order or [], comm_size).
+// Distribution(lo, hi, dims, grid shape or [], ranks or [], order or [], comm_size). Without an
+// explicit rank table the arguments become a Spec, so that the grid is chosen as for a spec text:
+// extents implied by cut lists and collapsed axes are respected, the others chosen for the data.
 py::object make_distribution(const std::vector<index_t>& lo, const std::vector<index_t>& hi,
                              const std::vector<tessera::DimSpec>& dims, const std::vector<index_t>& grid,
                              const std::vector<int>& ranks, const std::vector<int>& order, int comm_size) {
-  return with_dimension(lo.size(), "Distribution: box", [&](auto n) -> py::object {
+  constexpr const char* where = "Distribution";
+  if (hi.size() != lo.size() || dims.size() != lo.size() || (!grid.empty() && grid.size() != lo.size()))
+    tessera::fail(tessera::ErrorCode::invalid_argument, where, ": box, dims and grid must have one entry per dimension (",
+                  lo.size(), ", ", dims.size(), " and ", grid.size(), " given)");
+  return with_dimension(lo.size(), where, [&](auto n) -> py::object {
     constexpr std::size_t N = decltype(n)::value;
-    const tessera::Box<N> box = box_of<N>(lo, hi, "Distribution: box");
-    if (dims.size() != N)
-      tessera::fail(tessera::ErrorCode::invalid_argument, "Distribution: ", dims.size(), " dims given for a ", N,
-                    "-dimensional box");
-    std::array<tessera::DimSpec, N> specs;
-    std::copy(dims.begin(), dims.end(), specs.begin());
-    auto dim_order = tessera::Distribution<N>::natural_order();
-    if (!order.empty()) {
-      if (order.size() != N)
-        tessera::fail(tessera::ErrorCode::invalid_argument, "Distribution: order has ", order.size(),
-                      " entries, not ", N);
-      std::copy(order.begin(), order.end(), dim_order.begin());
+    if (!ranks.empty()) {  // a grid over chosen ranks: explicit shape and rank table
+      if (grid.empty())
+        tessera::fail(tessera::ErrorCode::invalid_argument, where, ": ranks given without a grid shape");
+      std::array<tessera::DimSpec, N> specs;
+      std::copy(dims.begin(), dims.end(), specs.begin());
+      auto dim_order = tessera::Distribution<N>::natural_order();
+      if (!order.empty()) {
+        if (order.size() != N)
+          tessera::fail(tessera::ErrorCode::invalid_argument, where, ": order has ", order.size(), " entries, not ", N);
+        std::copy(order.begin(), order.end(), dim_order.begin());
+      }
+      const auto g = tessera::ProcGrid<N>::from_ranks(comm_size, point_of<N>(grid, "Distribution: grid"), ranks);
+      return py::cast(tessera::Distribution<N>(box_of<N>(lo, hi, where), g, specs, dim_order));
     }
-    return py::cast(tessera::Distribution<N>(box, grid_of<N>(grid, ranks, comm_size, tessera::extents(box)), specs,
-                                             dim_order));
+    tessera::Spec spec;
+    for (std::size_t d = 0; d < N; ++d) {
+      tessera::SpecAxis axis;
+      axis.lo = lo[d];
+      axis.hi = hi[d];
+      axis.grid_extent = grid.empty() ? 0 : grid[d];
+      axis.dist = dims[d];
+      spec.axes.push_back(axis);
+    }
+    spec.order = order;
+    return py::cast(tessera::to_distribution<N>(spec, comm_size));
   });
 }
 

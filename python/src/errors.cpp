@@ -10,12 +10,10 @@ namespace py = pybind11;
 namespace tessera_python {
 namespace {
 
-// The Python class for a tessera error code, looked up in tessera._errors by its number, so that
-// the hierarchy is written once, in Python.
-py::object error_class(int code) {
-  static py::module_ errors = py::module_::import("tessera._errors");
-  return errors.attr("error_class")(code);
-}
+// The classes are looked up in tessera._errors at each error (an import of a loaded module is a
+// dictionary lookup), so that the hierarchy is written once, in Python, and no Python object is
+// kept in a C++ static, which would be released after the interpreter is gone.
+py::object errors_module() { return py::module_::import("tessera._errors"); }
 
 }  // namespace
 
@@ -25,11 +23,10 @@ void bind_errors(py::module_& m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const tessera::Error& e) {
-      py::object cls = error_class(static_cast<int>(e.code()));
+      const py::object cls = errors_module().attr("error_class")(static_cast<int>(e.code()));
       PyErr_SetString(cls.ptr(), e.what());
     } catch (const ViewsHeld& e) {
-      static py::module_ errors = py::module_::import("tessera._errors");
-      PyErr_SetString(errors.attr("ViewsHeldError").ptr(), e.what());
+      PyErr_SetString(errors_module().attr("ViewsHeldError").ptr(), e.what());
     }
   });
 }

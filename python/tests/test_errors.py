@@ -17,8 +17,7 @@ def test_every_error_code_has_its_class():
 
 def test_the_message_is_the_library_message():
     with pytest.raises(tessera.InvalidArgumentError) as caught:
-        tessera.Ghosts(-1).lists(1) and tessera.DistArray(
-            tessera.Domain(tessera.Distribution((4,), [tessera.block()])), np.float64, ghosts=-1)
+        tessera.DistArray(tessera.Domain(tessera.Distribution((4,), [tessera.block()])), np.float64, ghosts=-1)
     assert str(caught.value) == "GhostSpec: argument 'lower[0]' = -1 must be >= 0"
 
 
@@ -28,7 +27,7 @@ def test_a_collective_error_is_raised_on_every_rank(comm):
     raised = False
     try:
         a.gather(root=comm.size)  # no such rank: every rank refuses before anything moves
-    except tessera.OutOfRangeError:
+    except tessera.InvalidArgumentError:
         raised = True
     assert all(comm.allgather(raised))
 
