@@ -8,8 +8,9 @@
 
 namespace tessera_python {
 
-/// Collective over `comm`: a tessera Communicator (a duplicate) of an mpi4py communicator, or of
-/// MPI.COMM_WORLD when `comm` is None. Raises TypeError for anything else.
+/// The tessera Communicator (a duplicate, made on first use: collective over `comm`) of an mpi4py
+/// communicator, or of MPI.COMM_WORLD when `comm` is None; the same object for every call with
+/// the same communicator. Raises TypeError for anything else.
 [[nodiscard]] std::shared_ptr<const tessera::Communicator> communicator_of(pybind11::handle comm);
 
 /// `_initialize_mpi()` / `_finalize_mpi()`, for a program where mpi4py was told not to

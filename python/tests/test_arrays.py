@@ -83,8 +83,9 @@ def test_reductions_equal_numpy_on_every_rank(dtype, comm):
         np.testing.assert_array_equal(np.array(a.reduce_along(1, "max")).reshape(5, 6), ref.max(axis=1))
     np.testing.assert_array_equal(np.array(a.reduce_along(0, "sum")).reshape(4, 6), ref.sum(axis=0))
     small = make(1, dtype)
-    fill(small, np.arange(1, 14).astype(dtype) % 3 + 1)
-    assert small.prod() == np.prod(np.arange(1, 14).astype(dtype) % 3 + 1)
+    factors = (np.arange(1, 14) % 3 + 1).astype(dtype)
+    fill(small, factors)
+    assert small.prod() == np.prod(factors)
     sums = comm.allgather(a.sum())
     assert all(s == sums[0] for s in sums)
 

@@ -60,3 +60,17 @@ def test_remap_between_different_element_types_is_a_type_error(comm):
     b = array((4,), [tessera.block()], np.float32)
     with pytest.raises(TypeError):
         tessera.copy(a, b)
+
+
+def test_domains_over_one_communicator_share_it_and_over_another_do_not(comm):
+    dist = tessera.Distribution((6,), [tessera.block()])
+    a = tessera.DistArray(tessera.Domain(dist), np.float64)
+    b = tessera.DistArray(tessera.Domain(dist, comm=comm), np.float64)  # the same MPI_COMM_WORLD
+    a.fill(1.0)
+    tessera.copy(a, b)
+    assert b.sum() == 6.0
+    other = comm.Dup()
+    c = tessera.DistArray(tessera.Domain(dist, comm=other), np.float64)
+    with pytest.raises(tessera.InvalidArgumentError, match="Communicator"):
+        tessera.copy(a, c)
+    other.Free()
