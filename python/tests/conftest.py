@@ -6,6 +6,7 @@ rank never reaches) ends the process after TESSERA_PYTEST_TIMEOUT seconds (defau
 ends the MPI job."""
 import faulthandler
 import os
+import shutil
 import sys
 import tempfile
 
@@ -22,9 +23,11 @@ _failed_here = []
 
 @pytest.hookimpl(trylast=True)  # after the terminal plugin has registered its reporter
 def pytest_configure(config):
-    # Each rank its own base temporary folder: pytest numbers its folders and the ranks would race.
+    # Each rank its own base temporary folder (pytest numbers its folders and the ranks would race),
+    # named by process so that runs side by side do not meet; removed at the end (unconfigure).
     if not config.option.basetemp:
         config.option.basetemp = os.path.join(tempfile.gettempdir(), f"tessera-pytest-{os.getpid()}-rank{RANK}")
+        config._tessera_own_basetemp = config.option.basetemp
     if RANK != 0:
         reporter = config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None:
@@ -61,6 +64,13 @@ def pytest_sessionfinish(session, exitstatus):
             sys.stdout.write("\n")
     worst = WORLD.allreduce(int(exitstatus), op=MPI.MAX)
     session.exitstatus = worst
+
+
+def pytest_unconfigure(config):
+    # After pytest_sessionfinish's allreduce: no rank reads rank 0's folder (shared_tmp) any more.
+    own = getattr(config, "_tessera_own_basetemp", None)
+    if own:
+        shutil.rmtree(own, ignore_errors=True)
 
 
 @pytest.fixture
