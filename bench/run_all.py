@@ -53,6 +53,9 @@ MPI_DRIVERS = [("bench_halo", 2, []), ("bench_halo_ga", 2, []), ("bench_halo_pet
 TCP_DRIVERS = [("bench_halo", 2, ["--sizes", "1024,4096", "--sizes-3d", "64,128", "--nonperiodic", "4096",
                                   "--nonperiodic-3d", "128", "--repetitions", "50"]),
                ("bench_redistribute", 2, ["--sizes", "2048", "--repetitions", "10"])]
+# Python drivers (bench/python/): (script, ranks, extra arguments), run with Debian's python3 and
+# the build tree's package on PYTHONPATH when the build has the module (TESSERA_BUILD_PYTHON).
+PYTHON_DRIVERS = [("python/bench_python.py", 2, [])]
 TRANSPORTS = ("shm", "tcp")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -104,15 +107,16 @@ def run_micro(path, repetitions):
     return times, counters
 
 
-def run_mpi(path, ranks, extra, transport="shm"):
+def run_mpi(path, ranks, extra, transport="shm", launcher=(), env_extra=None):
     """Runs an MPI driver over `transport` ("shm": OpenMPI's default, shared memory between local
     ranks; "tcp": --mca btl tcp,self); returns the records it wrote, each labelled with the
-    transport (and, for TCP, "-tcp" at the end of its case). Its own table goes to stderr."""
-    env = dict(os.environ, TESSERA_MPI_TRANSPORT=transport)
+    transport (and, for TCP, "-tcp" at the end of its case). Its own table goes to stderr.
+    `launcher` goes before the driver (the interpreter of a Python driver)."""
+    env = dict(os.environ, TESSERA_MPI_TRANSPORT=transport, **(env_extra or {}))
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "records.json")
-        subprocess.run([os.path.join(ROOT, "scripts", "mpirun.sh"), str(ranks), path, "--json", out, *extra],
-                       stdout=sys.stderr, check=True, env=env)
+        subprocess.run([os.path.join(ROOT, "scripts", "mpirun.sh"), str(ranks), *launcher, path, "--json", out,
+                        *extra], stdout=sys.stderr, check=True, env=env)
         with open(out) as f:
             records = json.load(f)
     for r in records:
@@ -224,6 +228,17 @@ def main():
                 continue
             print(f"bench: {driver} on {ranks} ranks over {transport}", file=sys.stderr)
             records += run_mpi(path, ranks, extra, transport)
+    package = os.path.abspath(os.path.join(args.build, "python"))
+    for script, ranks, extra in PYTHON_DRIVERS:
+        driver = os.path.basename(script)[:-3]
+        if not wanted(driver):
+            continue
+        if not os.path.isdir(os.path.join(package, "tessera")):
+            print(f"bench: {driver} skipped: the build has no Python module (TESSERA_BUILD_PYTHON)", file=sys.stderr)
+            continue
+        print(f"bench: {driver} on {ranks} ranks", file=sys.stderr)
+        records += run_mpi(os.path.join(ROOT, "bench", script), ranks, extra, launcher=("/usr/bin/python3",),
+                           env_extra={"PYTHONPATH": package})
 
     result = {"machine": machine(), "mpi": mpi_version(),
               "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

@@ -36,11 +36,20 @@ set(MPI_CXX_SKIP_MPICXX ON)
 set(MPI_DETERMINE_LIBRARY_VERSION TRUE)  # runs a probe: MPI_C_LIBRARY_VERSION_STRING names the MPI
 find_package(MPI REQUIRED COMPONENTS C CXX)
 
-if(MPI_C_LIBRARY_VERSION_STRING MATCHES "Open MPI")
-  set(flavour openmpi)
-elseif(MPI_C_LIBRARY_VERSION_STRING MATCHES "MPICH")
-  set(flavour mpich)
-else()
+# tessera_mpi_flavour_of(<text> <out>): "openmpi" or "mpich" from an MPI library's version text
+# (MPI_Get_library_version), "" for another MPI. Also used by TesseraPython.cmake for mpi4py's MPI.
+function(tessera_mpi_flavour_of text out)
+  if(text MATCHES "Open MPI")
+    set(${out} openmpi PARENT_SCOPE)
+  elseif(text MATCHES "MPICH")
+    set(${out} mpich PARENT_SCOPE)
+  else()
+    set(${out} "" PARENT_SCOPE)
+  endif()
+endfunction()
+
+tessera_mpi_flavour_of("${MPI_C_LIBRARY_VERSION_STRING}" flavour)
+if(NOT flavour)
   message(FATAL_ERROR "tessera knows OpenMPI and MPICH; found an MPI that says: ${MPI_C_LIBRARY_VERSION_STRING}")
 endif()
 if(NOT TESSERA_MPI STREQUAL "auto" AND NOT flavour STREQUAL TESSERA_MPI)

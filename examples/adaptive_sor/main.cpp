@@ -142,6 +142,10 @@ int main(int argc, char** argv) {
   app.add_option("--load", load_text, "emulated load: RANK:FACTOR@FIRST-LAST,... (iterations [FIRST, LAST)) or none");
   app.add_option("--policies", policies, "policies to run: none full static-<Δ> d3arc-adaptive amortised-<K> horizon");
   app.add_option("--out", out_dir, "folder for summary.json, iterations.csv and balance.svg (none: write nothing)");
+  std::string solution_path;
+  app.add_option("--solution-out", solution_path,
+                 "also write the unloaded run's solution here: n x n doubles, row-major, native byte order "
+                 "(the Python version, examples/python/adaptive_sor.py, is compared with it)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -165,6 +169,15 @@ int main(int argc, char** argv) {
     Progress progress{"unloaded", pb.iterations};
     const RunResult unloaded = adaptive_sor::run(world, pb, "unloaded", nullptr, tessera::EmulatedLoad(), progress);
     if (root) progress.finish(unloaded.seconds);
+    if (root && !solution_path.empty()) {
+      std::ofstream file(solution_path, std::ios::binary);
+      file.write(reinterpret_cast<const char*>(unloaded.solution.data()),
+                 static_cast<std::streamsize>(unloaded.solution.size() * sizeof(double)));
+      if (!file) {  // rank 0 alone knows: end the job rather than leave the others waiting
+        std::fprintf(stderr, "adaptive_sor: --solution-out: cannot write '%s'\n", solution_path.c_str());
+        MPI_Abort(world.raw(), 2);
+      }
+    }
     std::vector<RunResult> runs;
     bool all_equal = true;
     for (std::size_t k = 0; k < policies.size(); ++k) {

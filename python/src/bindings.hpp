@@ -1,0 +1,21 @@
+#pragma once
+// The binding functions, one per concern, that module.cpp calls in order (with bind_errors,
+// errors.hpp, and bind_mpi_lifetime, communicator.hpp). Each lives in the file of its name.
+#include <pybind11/pybind11.h>
+
+namespace tessera_python {
+
+void bind_distributions(pybind11::module_& m);   // distributions.cpp: DimSpec, Distribution, from_spec
+void bind_domains(pybind11::module_& m);         // domains.cpp: Domain, redistribute, migrate, the enums
+/// arrays_<dtype>.cpp: the DistArray classes of one element type (views, indices, movement,
+/// reductions), N = 1..3.
+void bind_arrays_float32(pybind11::module_& m);
+void bind_arrays_float64(pybind11::module_& m);
+void bind_arrays_int32(pybind11::module_& m);
+void bind_arrays_int64(pybind11::module_& m);
+void bind_arrays_complex128(pybind11::module_& m);
+void bind_balance(pybind11::module_& m);         // balance.cpp: Balancer, its timer, policies
+void bind_io(pybind11::module_& m);              // io.cpp: save, load
+void bind_pictures(pybind11::module_& m);        // pictures.cpp: show, plan (SVG)
+
+}  // namespace tessera_python

@@ -1,0 +1,106 @@
+"""Distributions, ghost layers and domains: the Python faces of Distribution<N>, GhostSpec<N>
+and Domain<N>, which dispatch on the number of dimensions to the compiled classes
+(Distribution1D .. Distribution3D, Domain1D .. Domain3D)."""
+import abc
+from dataclasses import dataclass
+from typing import Sequence, Tuple, Union
+
+from mpi4py import MPI
+
+from . import _tessera
+
+
+def _per_dim(value, ndim, what):
+    """A list of ndim entries from a scalar or a sequence of ndim entries."""
+    if isinstance(value, (list, tuple)):
+        if len(value) != ndim:
+            raise _tessera_error(f"{what}: {len(value)} entries given for {ndim} dimension(s)")
+        return list(value)
+    return [value] * ndim
+
+
+def _tessera_error(message):
+    from ._errors import InvalidArgumentError
+    return InvalidArgumentError(message)
+
+
+@dataclass(frozen=True)
+class Ghosts:
+    """Ghost layers of an array (C++ GhostSpec): widths below (`lower`) and above (`upper`) the
+    owned box, per dimension or one for all; `periodic` dimensions wrap around; `corners=False`
+    fills faces only (5- and 7-point stencils). `Ghosts(1)` is one layer everywhere."""
+
+    width: Union[int, Sequence[int]] = 0
+    lower: Union[int, Sequence[int], None] = None
+    upper: Union[int, Sequence[int], None] = None
+    periodic: Union[bool, Sequence[bool]] = False
+    corners: bool = True
+
+    def lists(self, ndim):
+        """(lower, upper, periodic, corners) with one entry per dimension, as the C++ side takes them."""
+        lower = _per_dim(self.width if self.lower is None else self.lower, ndim, "Ghosts.lower")
+        upper = _per_dim(self.width if self.upper is None else self.upper, ndim, "Ghosts.upper")
+        periodic = [bool(p) for p in _per_dim(self.periodic, ndim, "Ghosts.periodic")]
+        return lower, upper, periodic, bool(self.corners)
+
+    @staticmethod
+    def of(ghosts):
+        """Ghosts from None (none), an int (that width everywhere) or a Ghosts."""
+        if ghosts is None:
+            return Ghosts(0)
+        if isinstance(ghosts, Ghosts):
+            return ghosts
+        return Ghosts(ghosts)
+
+
+def _box_lists(box) -> Tuple[list, list]:
+    """(lo, hi) from a shape (n, m) or a box ((lo...), (hi...))."""
+    if len(box) == 2 and all(isinstance(b, (list, tuple)) for b in box):
+        return list(box[0]), list(box[1])
+    return [0] * len(box), list(box)
+
+
+def _comm_size(comm, size):
+    if size is not None:
+        return int(size)
+    return (comm if comm is not None else MPI.COMM_WORLD).Get_size()
+
+
+class Distribution(abc.ABC):
+    """Who owns each index: `Distribution(box, dims, grid=None, ranks=None, order=None, comm=None,
+    size=None)` returns a Distribution1D/2D/3D (all instances of this class).
+
+    box: a shape (n, m) or ((lo0, lo1), (hi0, hi1)); dims: one DimSpec per dimension (block(),
+    cut([...]), cyclic(), ...); grid: the processor grid's shape (None: chosen for the data);
+    ranks: which rank sits at each grid position (row-major), for a grid over some ranks; order:
+    the dimension order; the distribution is laid out over `size` ranks, by default the size of
+    `comm` (MPI.COMM_WORLD)."""
+
+    def __new__(cls, box, dims, grid=None, ranks=None, order=None, comm=None, size=None):
+        lo, hi = _box_lists(box)
+        return _tessera._make_distribution(lo, hi, list(dims), list(grid or []), list(ranks or []),
+                                           list(order or []), _comm_size(comm, size))
+
+
+for _n in (1, 2, 3):
+    Distribution.register(getattr(_tessera, f"Distribution{_n}D"))
+
+
+def from_spec(text, comm=None, size=None):
+    """(distribution, ghosts) of a spec text (docs/spec-format.md), e.g.
+    `from_spec("domain=64x64 grid=2x2 dist=block,cyclic ghosts=1p")`, over the size of `comm`."""
+    dist, (lower, upper, periodic, corners) = _tessera._from_spec(text, _comm_size(comm, size))
+    return dist, Ghosts(lower=lower, upper=upper, periodic=periodic, corners=corners)
+
+
+class Domain(abc.ABC):
+    """`Domain(distribution, comm=None)`: an index space and its distribution over an mpi4py
+    communicator (MPI.COMM_WORLD by default), shared by the arrays over it; returns a
+    Domain1D/2D/3D. Collective (the communicator is duplicated)."""
+
+    def __new__(cls, distribution, comm=None):
+        return getattr(_tessera, f"Domain{distribution.ndim}D")(distribution, comm)
+
+
+for _n in (1, 2, 3):
+    Domain.register(getattr(_tessera, f"Domain{_n}D"))
