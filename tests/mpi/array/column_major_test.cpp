@@ -122,7 +122,9 @@ void ghost_cases(int cases, index_t max_extent) {
       x->accumulate_ghosts(CombineOp::add);
     }
     for_each_stored(a.layout(), [&](const PatchLayout<N>&, const Point<N>& p, index_t offset, bool owned) {
-      if (owned) ASSERT_EQ(a.storage()[static_cast<std::size_t>(offset)], row.at(p)) << p;
+      if (owned) {
+        ASSERT_EQ(a.storage()[static_cast<std::size_t>(offset)], row.at(p)) << p;
+      }
     });
   }
 }
@@ -131,6 +133,24 @@ TEST(ColumnMajor, GhostUpdatesMatchTheReference) {
   ghost_cases<1>(20, 30);
   ghost_cases<2>(40, 14);
   ghost_cases<3>(25, 7);
+}
+
+TEST(ColumnMajor, StencilsReadNeighboursThroughColumnMajorGhosts) {
+  // out(i, j) = in(i - 1, j) + in(i, j + 1) on a periodic 13 x 10 box, both arrays column-major.
+  Communicator comm(MPI_COMM_WORLD);
+  const Box<2> box({0, 0}, {13, 10});
+  const auto grid = ProcGrid<2>::automatic(comm, {13, 10});
+  Domain<2> dom(comm, Distribution<2>(box, grid, {block(), block()}));
+  const auto g = ghosts<2>(1).faces_only().periodic_along({true, true}).column_major();
+  DistArray<double, 2> in(dom, g), out(dom, no_ghosts<2>().column_major());
+  fill_with_points(in);
+  in.update_ghosts();
+  apply_stencil(in, out, [](const auto& acc, const Point<2>& p) {
+    return acc(p + Point<2>{-1, 0}) + acc(p + Point<2>{0, 1});
+  });
+  expect_owned(out, [](const Point<2>& p) {
+    return value_of(Point<2>{(p[0] + 12) % 13, p[1]}) + value_of(Point<2>{p[0], (p[1] + 1) % 10});
+  });
 }
 
 template <std::size_t N>
@@ -154,7 +174,9 @@ void whole_array_cases(int cases, index_t max_extent) {
     const int root = comm.size() - 1;
     std::vector<double> gathered(comm.rank() == root ? image.size() : 0);
     a.gather_to(root, std::span<double>(gathered));
-    if (comm.rank() == root) EXPECT_EQ(gathered, image);
+    if (comm.rank() == root) {
+      EXPECT_EQ(gathered, image);
+    }
     // Reductions: the same bits as the row-major array (they visit local indices in one order).
     a.for_each_owned([](const Point<N>& p, double& x) { x = 1.0 / (3.0 + value_of(p)); });
     row.for_each_owned([](const Point<N>& p, double& x) { x = 1.0 / (3.0 + value_of(p)); });
@@ -322,8 +344,9 @@ TEST(ColumnMajor, MigrationSlidesColumnsInPlace) {
     const auto read = [&](index_t offset) { return col.storage()[static_cast<std::size_t>(offset)]; };
     const auto& layout = col.layout();
     for_each_stored(layout, [&](const PatchLayout<2>& patch, const Point<2>& q, index_t offset, bool owned) {
-      if (!owned && in_requested_ghost(patch.owned_box(), col.ghosts(), q) && contains(box, q))
+      if (!owned && in_requested_ghost(patch.owned_box(), col.ghosts(), q) && contains(box, q)) {
         ASSERT_EQ(read(offset), value_of(q)) << q;
+      }
     });
   }
   EXPECT_LE(col.reallocations(), 1u);  // the first migration may allocate spare columns, later ones fit
