@@ -42,7 +42,9 @@
  * **Collective** functions must be called by every rank of the communicator, in the same order.
  * **Dimensions**: 1, 2 or 3 (`TESSERA_MAX_DIM`); arrays of `int64_t` of length ndim pass points,
  * shapes and extents; `tessera_box` holds a half-open box `[lo, hi)` whose entries past ndim are
- * ignored. Storage is row-major (the last dimension fastest).
+ * ignored. Local storage is row-major (the last dimension fastest) unless an array is created
+ * column-major (`tessera_array_create_ordered`); global images (gather, scatter, get, put) and
+ * checkpoint files are row-major either way.
  *
  * **Threads**: the handle registry and the last-error message (one per thread) are thread-safe;
  * an object may be used by one thread at a time, and MPI must be initialised with a thread level
@@ -156,6 +158,16 @@ typedef struct tessera_dim_spec {
   size_t owner_count;
 } tessera_dim_spec;
 
+/** The order of an array's local storage (docs/scalapack.md). */
+typedef enum tessera_storage_order {
+  TESSERA_ROW_MAJOR = 0,    /**< C order: the last dimension fastest (the default) */
+  TESSERA_COLUMN_MAJOR = 1 /**< Fortran order: the first dimension fastest (ScaLAPACK's local arrays) */,
+  /* Not values: they make the enum span every int, so that C++ reads any int a C caller passes
+     without undefined behaviour, and the library can reject it with an error. */
+  TESSERA_STORAGE_ORDER_MIN_ENUM_ = -0x7FFFFFFF - 1,
+  TESSERA_STORAGE_ORDER_MAX_ENUM_ = 0x7FFFFFFF
+} tessera_storage_order;
+
 /** Ghost layers around each owned box (D3-ARC's viewport). A zero-initialised spec has no ghosts. */
 typedef struct tessera_ghosts {
   int64_t lower[TESSERA_MAX_DIM]; /**< width below the owned box along each dimension (>= 0) */
@@ -189,7 +201,8 @@ typedef enum tessera_op {
   TESSERA_OP_MAX_ENUM_ = 0x7FFFFFFF
 } tessera_op;
 
-/** A rank's view of one patch of its storage: a dense row-major array whose local index runs over
+/** A rank's view of one patch of its storage: a dense array (row-major, or column-major for an array
+ *  created TESSERA_COLUMN_MAJOR: `strides` tell) whose local index runs over
  *  [0, extents) with the owned part at [ghost_lo, ghost_lo + count). Along an interval axis
  *  (contiguous[d] != 0) local index l holds global index first[d] + l - ghost_lo[d]; along a
  *  compacted (cyclic, block-cyclic, irregular) axis local indices count the owned indices in
@@ -334,6 +347,12 @@ tessera_status tessera_ghosts_uniform(int ndim, int64_t width, tessera_ghosts* g
  *  be created in the same order on every rank. */
 tessera_status tessera_array_create(tessera_domain domain, tessera_type type, const tessera_ghosts* ghosts,
                                     tessera_array* out);
+/** tessera_array_create with local storage in `order` (TESSERA_COLUMN_MAJOR: Fortran order, what
+ *  ScaLAPACK and LAPACK read; every operation gives the same results in either order). */
+tessera_status tessera_array_create_ordered(tessera_domain domain, tessera_type type, const tessera_ghosts* ghosts,
+                                            tessera_storage_order order, tessera_array* out);
+/** The order of the array's local storage. */
+tessera_status tessera_array_storage_order(tessera_array array, tessera_storage_order* order);
 tessera_status tessera_array_type(tessera_array array, tessera_type* type);
 tessera_status tessera_array_ndim(tessera_array array, int* ndim);
 /** A new handle to the domain the array is over. */
@@ -559,6 +578,28 @@ tessera_status tessera_load_factor(tessera_load load, int rank, int iteration, d
 tessera_status tessera_load_slow_down(tessera_load load, int rank, int iteration, double section_seconds,
                                       double* extra);
 tessera_status tessera_load_free(tessera_load* load);
+
+/* ------------------------------------------------------------------------------------------ */
+/* ScaLAPACK (docs/scalapack.md): pure, nothing here calls or links BLACS or ScaLAPACK          */
+/* ------------------------------------------------------------------------------------------ */
+
+/** ScaLAPACK's descriptor of this rank's part of a 2-D `array` for the BLACS context `context`
+ *  (-1 off the BLACS grid): desc = {1, context, M, N, MB, NB, RSRC, CSRC, LLD}, as descinit_ would
+ *  fill it; `local_rows` / `local_cols` (may be NULL) get this rank's LOCr(M) / LOCc(N).
+ *  `transposed` = 0: the array must be column-major and is the matrix (rows along dimension 0).
+ *  `transposed` != 0: the array must be row-major and ScaLAPACK sees its transpose (rows along
+ *  dimension 1) on the transposed grid (the "transpose trick"; Fortran's index order). Either way
+ *  it must have no ghosts and be block-cyclic (or an equal block split) along both axes: otherwise
+ *  TESSERA_ERR_INVALID_ARGUMENT naming what is wrong, and `desc` is not written. */
+tessera_status tessera_scalapack_descriptor(tessera_array array, int context, int transposed, int desc[9],
+                                            int* local_rows, int* local_cols);
+/** The process map that makes a BLACS grid agree with the 2-D array's processor grid: map[r + c *
+ *  rows] = the rank at BLACS position (r, c), which is grid position (r, c), or (c, r) when
+ *  `transposed` != 0 (as in tessera_scalapack_descriptor); `*rows` x `*cols` entries
+ *  (TESSERA_ERR_INVALID_ARGUMENT if `capacity` is smaller). Pass it to Cblacs_gridmap(&context, map,
+ *  rows, rows, cols) on a system context of the array's communicator (Csys2blacs_handle). */
+tessera_status tessera_blacs_process_map(tessera_array array, int transposed, int* map, size_t capacity, int* rows,
+                                         int* cols);
 
 /** Collective: writes `array` as dataset `name` of the HDF5 file `path` (replaced atomically). */
 tessera_status tessera_checkpoint_save(const char* path, tessera_array array, const char* name);

@@ -10,7 +10,7 @@ set -euo pipefail
 
 checked=(
   include/tessera/array include/tessera/balance include/tessera/layout include/tessera/plan
-  include/tessera/geometry include/tessera/core include/tessera/spec
+  include/tessera/geometry include/tessera/core include/tessera/spec include/tessera/scalapack
   src/layout src/plan src/spec src/capi
   include/tessera.h include/tessera/d3arc.h
 )

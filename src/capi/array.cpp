@@ -37,6 +37,27 @@ void walk_region(DistArray<T, N>& a, const tessera_box* region_c, const tessera_
   for_each_point(region, [&](const Point<N>& p) { f(a.at(p), offset_row_major(buffer_box, p)); });
 }
 
+// tessera_array_create and tessera_array_create_ordered.
+void create_array(tessera_domain domain, tessera_type type, const tessera_ghosts* ghosts, StorageOrder order,
+                  tessera_array* out) {
+  prepare_out(out);
+  auto d = get<DomainObject>(domain, "domain");
+  auto object = std::make_shared<ArrayObject>();
+  object->domain = d;
+  object->type = type;
+  std::visit(
+      [&](const auto& dom) {
+        constexpr std::size_t N = dims_v<decltype(dom)>;
+        const GhostSpec<N> g = to_ghosts<N>(ghosts).stored(order);
+        with_type(type, "type", [&](auto t) {
+          using T = typename decltype(t)::type;
+          object->array = std::make_unique<DistArray<T, N>>(dom, g);
+        });
+      },
+      d->domain);
+  issue(std::move(object), out);
+}
+
 }  // namespace
 
 extern "C" {
@@ -53,23 +74,23 @@ tessera_status tessera_ghosts_uniform(int ndim, int64_t width, tessera_ghosts* g
 
 tessera_status tessera_array_create(tessera_domain domain, tessera_type type, const tessera_ghosts* ghosts,
                                     tessera_array* out) {
-  return guarded("tessera_array_create", [&] {
-    prepare_out(out);
-    auto d = get<DomainObject>(domain, "domain");
-    auto object = std::make_shared<ArrayObject>();
-    object->domain = d;
-    object->type = type;
-    std::visit(
-        [&](const auto& dom) {
-          constexpr std::size_t N = dims_v<decltype(dom)>;
-          const GhostSpec<N> g = to_ghosts<N>(ghosts);
-          with_type(type, "type", [&](auto t) {
-            using T = typename decltype(t)::type;
-            object->array = std::make_unique<DistArray<T, N>>(dom, g);
-          });
-        },
-        d->domain);
-    issue(std::move(object), out);
+  return guarded("tessera_array_create",
+                 [&] { create_array(domain, type, ghosts, StorageOrder::row_major, out); });
+}
+
+tessera_status tessera_array_create_ordered(tessera_domain domain, tessera_type type, const tessera_ghosts* ghosts,
+                                            tessera_storage_order order, tessera_array* out) {
+  return guarded("tessera_array_create_ordered",
+                 [&] { create_array(domain, type, ghosts, to_storage_order(order), out); });
+}
+
+tessera_status tessera_array_storage_order(tessera_array array, tessera_storage_order* order) {
+  return guarded("tessera_array_storage_order", [&] {
+    const auto a = get<ArrayObject>(array, "array");
+    require_pointer("order", order);
+    *order = visit_array(*a, [](const auto& x) { return x.ghosts().order; }) == StorageOrder::column_major
+                 ? TESSERA_COLUMN_MAJOR
+                 : TESSERA_ROW_MAJOR;
   });
 }
 

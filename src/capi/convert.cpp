@@ -100,4 +100,17 @@ Redistribution to_mode(tessera_redistribution mode) {
          " is not a tessera_redistribution (TESSERA_PRESERVE or TESSERA_DESTRUCTIVE)");
 }
 
+StorageOrder to_storage_order(tessera_storage_order order) {
+  switch (order) {
+    case TESSERA_ROW_MAJOR:
+      return StorageOrder::row_major;
+    case TESSERA_COLUMN_MAJOR:
+      return StorageOrder::column_major;
+    default:  // the *_ENUM_ sentinels and any other int
+      break;
+  }
+  fail_c(TESSERA_ERR_INVALID_ARGUMENT, "argument 'order' = ", static_cast<int>(order),
+         " is not a tessera_storage_order (TESSERA_ROW_MAJOR or TESSERA_COLUMN_MAJOR)");
+}
+
 }  // namespace tessera::capi

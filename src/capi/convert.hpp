@@ -106,4 +106,7 @@ template <std::size_t N>
 /// The C++ redistribution mode.
 [[nodiscard]] Redistribution to_mode(tessera_redistribution mode);
 
+/// The C++ storage order (TESSERA_ERR_INVALID_ARGUMENT for another value).
+[[nodiscard]] StorageOrder to_storage_order(tessera_storage_order order);
+
 }  // namespace tessera::capi

@@ -83,6 +83,7 @@ module tessera
   public :: tessera_dist_create, tessera_domain_create, tessera_redistribute
   public :: tessera_array_create, tessera_owned, tessera_local, tessera_update_ghosts
   public :: tessera_gather, tessera_scatter, tessera_sum, tessera_free
+  public :: tessera_scalapack_descriptor, tessera_blacs_process_map
 
   !> call tessera_local(array, u): u points at this rank's storage, ghosts included, indexed by
   !> global indices (see tessera_owned). Valid until the domain is redistributed.
@@ -552,6 +553,44 @@ contains
     if (s == TESSERA_OK .and. stored) then
       call c_f_pointer(v%data, flat, [product(ext(1:3))])
       u(lb(1):lb(1) + ext(1) - 1, lb(2):lb(2) + ext(2) - 1, lb(3):lb(3) + ext(3) - 1) => flat
+    end if
+    call finish(s, status)
+  end subroutine
+
+  ! ---------------------------------------------------------------------------------------------
+  ! ScaLAPACK (docs/scalapack.md). The module's arrays are column-major in Fortran's index order
+  ! (C's order reversed), so a 2-D block-cyclic array without ghosts is ScaLAPACK's local array as
+  ! it is: the C calls below ask for the transposed view of the C array, which is Fortran's.
+  ! ---------------------------------------------------------------------------------------------
+
+  !> ScaLAPACK's descriptor of this rank's part of the 2-D `array` (block-cyclic along both
+  !> dimensions, no ghosts) in the BLACS grid `context`: desc = (1, context, M, N, MB, NB, RSRC,
+  !> CSRC, LLD), as descinit would fill it. Make the grid with tessera_blacs_process_map.
+  subroutine tessera_scalapack_descriptor(array, context, desc, status)
+    type(tessera_array), intent(in) :: array
+    integer, intent(in) :: context
+    integer, intent(out) :: desc(9)
+    integer, intent(out), optional :: status
+    integer(c_int) :: c_desc(9), rows, cols, s
+    s = c_scalapack_descriptor(array%h, int(context, c_int), 1_c_int, c_desc, rows, cols)
+    if (s == TESSERA_OK) desc = int(c_desc)
+    call finish(s, status)
+  end subroutine
+
+  !> The BLACS grid shape (nprow, npcol) of the 2-D array's processor grid and the process map
+  !> for blacs_gridmap(context, map, nprow, nprow, npcol): map(r + 1, c + 1) (with `map` seen as
+  !> nprow x npcol) is the rank at grid position (r, c). `map` needs nprow * npcol entries.
+  subroutine tessera_blacs_process_map(array, map, nprow, npcol, status)
+    type(tessera_array), intent(in) :: array
+    integer, intent(out) :: map(:)
+    integer, intent(out) :: nprow, npcol
+    integer, intent(out), optional :: status
+    integer(c_int) :: c_map(size(map)), rows, cols, s
+    s = c_blacs_process_map(array%h, 1_c_int, c_map, int(size(map), c_size_t), rows, cols)
+    if (s == TESSERA_OK) then
+      map = int(c_map)
+      nprow = int(rows)
+      npcol = int(cols)
     end if
     call finish(s, status)
   end subroutine

@@ -143,6 +143,23 @@ module tessera_c_api
       type(c_ptr), intent(out) :: out
       integer(c_int) :: c_array_domain
     end function
+    function c_scalapack_descriptor(array, context, transposed, desc, local_rows, local_cols) &
+        bind(C, name="tessera_scalapack_descriptor")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array
+      integer(c_int), value :: context, transposed
+      integer(c_int), intent(out) :: desc(9), local_rows, local_cols
+      integer(c_int) :: c_scalapack_descriptor
+    end function
+    function c_blacs_process_map(array, transposed, map, capacity, rows, cols) bind(C, name="tessera_blacs_process_map")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: array
+      integer(c_int), value :: transposed
+      integer(c_int), intent(out) :: map(*)
+      integer(c_size_t), value :: capacity
+      integer(c_int), intent(out) :: rows, cols
+      integer(c_int) :: c_blacs_process_map
+    end function
     function c_array_patch_count(array, count) bind(C, name="tessera_array_patch_count")
       import :: c_int, c_ptr, c_size_t
       type(c_ptr), value :: array

@@ -22,6 +22,20 @@ Hid empty_memory_space() {
   return space;
 }
 
+/// Copies `count` elements of `size` bytes from `from` (`from_stride` bytes apart) to `to`
+/// (`to_stride` bytes apart): one memcpy when both sides are contiguous.
+void copy_strided(const std::byte* from, std::ptrdiff_t from_stride, std::byte* to, std::ptrdiff_t to_stride,
+                  std::size_t count, std::size_t size) {
+  const auto contiguous = static_cast<std::ptrdiff_t>(size);
+  if (from_stride == contiguous && to_stride == contiguous) {
+    std::memcpy(to, from, count * size);
+    return;
+  }
+  for (std::size_t k = 0; k < count; ++k)
+    std::memcpy(to + static_cast<std::ptrdiff_t>(k) * to_stride, from + static_cast<std::ptrdiff_t>(k) * from_stride,
+                size);
+}
+
 /// Calls visit(i) for every index tuple i in [0, count) (row-major), nothing if any count is 0.
 template <class Visit>
 void for_each_index(const std::vector<index_t>& count, Visit&& visit) {
@@ -39,17 +53,17 @@ void for_each_index(const std::vector<index_t>& count, Visit&& visit) {
 }  // namespace
 
 TransferPlan::TransferPlan(const CheckpointRequest& request, const ArraySelection& array, std::string_view where)
-    : rank_(request.domain_extents.size()) {
+    : rank_(request.domain_extents.size()), element_size_(array.element_size) {
   const auto dims = to_hsize(request.domain_extents);
   file_space_ = checked_id(H5Screate_simple(static_cast<int>(rank_), dims.data(), nullptr), H5Sclose,
                            "H5Screate_simple (dataset)");
   select_file(array);
   if (array.patches.empty())
     memory_space_ = empty_memory_space();
-  else if (array.patches.size() == 1)
-    select_patch_in_place(array.patches.front(), where);
-  else
+  else if (array.patches.size() > 1)
     stage_rows(array, where);
+  else if (!select_patch_in_place(array.patches.front()))
+    stage_patch(array.patches.front());  // column-major: not describable in place
 }
 
 void TransferPlan::select_file(const ArraySelection& array) {
@@ -77,9 +91,9 @@ void TransferPlan::select_file(const ArraySelection& array) {
   }
 }
 
-void TransferPlan::select_patch_in_place(const PatchSelection& patch, std::string_view where) {
-  // The patch is dense row-major behind `data`: along axis d >= 1 memory holds strides[d-1] /
-  // strides[d] elements (the local extent, unless the storage pads rows).
+bool TransferPlan::select_patch_in_place(const PatchSelection& patch) {
+  // In place only if the patch is dense row-major behind `data`: along axis d >= 1 memory holds
+  // strides[d-1] / strides[d] elements (the local extent, unless the storage pads rows).
   std::vector<hsize_t> dims(rank_);
   dims[0] = static_cast<hsize_t>(patch.extents[0]);
   bool dense = patch.strides[rank_ - 1] == 1;
@@ -88,15 +102,46 @@ void TransferPlan::select_patch_in_place(const PatchSelection& patch, std::strin
             patch.strides[d - 1] / patch.strides[d] >= patch.extents[d];
     dims[d] = static_cast<hsize_t>(dense ? patch.strides[d - 1] / patch.strides[d] : 0);
   }
-  if (!dense)
-    fail(ErrorCode::internal, where, ": a patch's storage is not row-major (last stride ",
-         patch.strides[rank_ - 1], "): please report this");
+  if (!dense) return false;
   memory_space_ =
       checked_id(H5Screate_simple(static_cast<int>(rank_), dims.data(), nullptr), H5Sclose, "H5Screate_simple (memory)");
   const auto start = to_hsize(patch.owned_lo), count = to_hsize(patch.owned_count);
   check_h5(H5Sselect_hyperslab(memory_space_.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
            "H5Sselect_hyperslab (memory)");
   in_place_ = patch.data;
+  return true;
+}
+
+void TransferPlan::stage_patch(const PatchSelection& patch) {
+  // Local indices grow with global ones along every axis, so the row-major order of the owned
+  // local box is the file order of the patch's selection, whatever the strides.
+  std::vector<index_t> prefix(patch.owned_count.begin(), patch.owned_count.end() - 1);
+  if (patch.owned_count.back() > 0) {
+    for_each_index(prefix, [&](const std::vector<index_t>& i) {
+      index_t offset = patch.owned_lo[rank_ - 1] * patch.strides[rank_ - 1];
+      for (std::size_t d = 0; d + 1 < rank_; ++d) offset += (patch.owned_lo[d] + i[d]) * patch.strides[d];
+      rows_.push_back(strided_row(patch, offset));
+    });
+  }
+  finish_staging();
+}
+
+TransferPlan::Row TransferPlan::strided_row(const PatchSelection& patch, index_t offset) const {
+  const auto size = static_cast<index_t>(element_size_);
+  return {static_cast<std::byte*>(patch.data) + offset * size, static_cast<std::size_t>(patch.owned_count.back()),
+          static_cast<std::ptrdiff_t>(patch.strides[rank_ - 1] * size)};
+}
+
+void TransferPlan::finish_staging() {
+  std::size_t total = 0;
+  for (const Row& r : rows_) total += r.count * element_size_;
+  staging_.resize(total);
+  if (total == 0) {
+    memory_space_ = empty_memory_space();
+    return;
+  }
+  const hsize_t elements = total / element_size_;
+  memory_space_ = checked_id(H5Screate_simple(1, &elements, nullptr), H5Sclose, "H5Screate_simple (staging)");
 }
 
 void TransferPlan::stage_rows(const ArraySelection& array, std::string_view where) {
@@ -107,20 +152,19 @@ void TransferPlan::stage_rows(const ArraySelection& array, std::string_view wher
   std::vector<Row> rows;
   for (const PatchSelection& patch : array.patches) {
     for (std::size_t d = 0; d < rank_; ++d)
-      if (patch.global[d].size() != 1 || patch.global[d].front().run_count != 1 || patch.strides[rank_ - 1] != 1)
+      if (patch.global[d].size() != 1 || patch.global[d].front().run_count != 1)
         fail(ErrorCode::internal, where, ": a rank with several patches has one that is not a dense box",
              " (axis ", d, "): please report this");
     std::vector<index_t> prefix(patch.owned_count.begin(), patch.owned_count.end() - 1);
     if (patch.owned_count.back() <= 0) continue;
-    const auto bytes = static_cast<std::size_t>(patch.owned_count.back()) * array.element_size;
     for_each_index(prefix, [&](const std::vector<index_t>& i) {
-      index_t offset = patch.owned_lo[rank_ - 1];
+      index_t offset = patch.owned_lo[rank_ - 1] * patch.strides[rank_ - 1];
       for (std::size_t d = 0; d + 1 < rank_; ++d) {
         keys.push_back(patch.global[d].front().first + i[d]);
         offset += (patch.owned_lo[d] + i[d]) * patch.strides[d];
       }
       keys.push_back(patch.global[rank_ - 1].front().first);
-      rows.push_back({static_cast<std::byte*>(patch.data) + offset * static_cast<index_t>(array.element_size), bytes});
+      rows.push_back(strided_row(patch, offset));
     });
   }
   std::vector<std::size_t> order(rows.size());
@@ -132,27 +176,18 @@ void TransferPlan::stage_rows(const ArraySelection& array, std::string_view wher
                                         keys.begin() + static_cast<std::ptrdiff_t>(b * n),
                                         keys.begin() + static_cast<std::ptrdiff_t>((b + 1) * n));
   });
-  std::size_t total = 0;
-  for (const std::size_t k : order) {
-    rows_.push_back(rows[k]);
-    total += rows[k].bytes;
-  }
-  staging_.resize(total);
-  if (total == 0) {
-    memory_space_ = empty_memory_space();
-    return;
-  }
-  const hsize_t elements = total / array.element_size;
-  memory_space_ = checked_id(H5Screate_simple(1, &elements, nullptr), H5Sclose, "H5Screate_simple (staging)");
+  for (const std::size_t k : order) rows_.push_back(rows[k]);
+  finish_staging();
 }
 
 const void* TransferPlan::prepare_write() {
   if (in_place_) return in_place_;
   if (staging_.empty()) return nothing;
   std::byte* at = staging_.data();
+  const auto size = static_cast<std::ptrdiff_t>(element_size_);
   for (const Row& r : rows_) {
-    std::memcpy(at, r.memory, r.bytes);
-    at += r.bytes;
+    copy_strided(r.memory, r.stride, at, size, r.count, element_size_);
+    at += r.count * element_size_;
   }
   return staging_.data();
 }
@@ -163,10 +198,11 @@ void* TransferPlan::read_buffer() noexcept {
 }
 
 void TransferPlan::finish_read() {
-  const std::byte* at = staging_.data();
+  std::byte* at = staging_.data();
+  const auto size = static_cast<std::ptrdiff_t>(element_size_);
   for (const Row& r : rows_) {
-    std::memcpy(r.memory, at, r.bytes);
-    at += r.bytes;
+    copy_strided(at, size, r.memory, r.stride, r.count, element_size_);
+    at += r.count * element_size_;
   }
 }
 

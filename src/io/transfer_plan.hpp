@@ -3,8 +3,12 @@
 // owned global indices, as hyperslabs) and a memory selection that lists the same elements in
 // the same (row-major global) order.
 //
-// One patch (every dimensional distribution): the memory selection is the owned box of the patch
-// inside its ghosted storage, read and written in place. Several patches (user-defined
+// One row-major patch (every dimensional distribution): the memory selection is the owned box of
+// the patch inside its ghosted storage, read and written in place. A column-major patch cannot be
+// described to HDF5 that way (it pairs elements in the row-major order of the memory space), so
+// its owned elements are copied to and from a staging buffer in file order, one strided row along
+// the last axis at a time: the dataset stays in global row-major order whatever the local order.
+// Several patches (user-defined
 // distributions): HDF5 pairs memory and file elements in the row-major order of each space, and
 // the patches' rows interleave in the file, so their rows are copied to and from one staging
 // buffer in file order; the copy is local and costs a memcpy of the rank's data, against one
@@ -35,17 +39,23 @@ class TransferPlan {
 
  private:
   struct Row {  // one row of a patch (owned elements along the last axis) in the staging buffer
-    std::byte* memory;
-    std::size_t bytes;
+    std::byte* memory;        // its first element
+    std::size_t count;        // elements
+    std::ptrdiff_t stride;    // bytes from one element to the next (the element size: contiguous)
   };
   void select_file(const ArraySelection& array);
-  void select_patch_in_place(const PatchSelection& patch, std::string_view where);
+  [[nodiscard]] bool select_patch_in_place(const PatchSelection& patch);
   void stage_rows(const ArraySelection& array, std::string_view where);
+  void stage_patch(const PatchSelection& patch);
+  [[nodiscard]] Row strided_row(const PatchSelection& patch, index_t offset) const;
+  void finish_staging();
 
   std::size_t rank_ = 0;  // dimensions
+  std::size_t element_size_ = 0;
+
   Hid file_space_, memory_space_;
   void* in_place_ = nullptr;       // one patch: the patch's element at local (0, ..., 0)
-  std::vector<std::byte> staging_;  // several patches: the owned elements in file order
+  std::vector<std::byte> staging_;  // staged patches: the owned elements in file order
   std::vector<Row> rows_;
 };
 

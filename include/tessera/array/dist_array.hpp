@@ -48,7 +48,8 @@
 
 namespace tessera {
 
-/// A rank's view of one patch of its storage: a dense row-major N-d array whose local index runs
+/// A rank's view of one patch of its storage: a dense N-d array (row-major, or column-major for an
+/// array made with `GhostSpec::column_major()`: `strides` tell) whose local index runs
 /// over [0, extents) with the owned part at [ghost_lo, ghost_lo + count). Along an interval axis
 /// local index l holds global index `first + l - ghost_lo`; along a compacted (cyclic, irregular)
 /// axis it is the compacted index. Plain loops over it are the fast way to sweep a patch.
@@ -58,7 +59,7 @@ template <class T, std::size_t N>
 struct LocalView {
   T* data = nullptr;     ///< element at local index (0, ..., 0)
   Point<N> extents{};    ///< local extents, ghosts included
-  Point<N> strides{};    ///< row-major strides in elements
+  Point<N> strides{};    ///< strides in elements (last one 1 row-major, first one 1 column-major)
   Point<N> ghost_lo{};   ///< ghost layers below the owned part
   Point<N> count{};      ///< owned extents (ghosts excluded)
 
@@ -106,8 +107,8 @@ class DistArray final {
   /// The element type.
   using value_type = T;
 
-  /// An array over `domain` with ghost layers `ghosts`, every element (ghosts too)
-  /// value-initialised. Registers with the domain, so that `Domain::redistribute` moves it. Not
+  /// An array over `domain` with ghost layers `ghosts`, its local storage in `ghosts.order`
+  /// (row-major unless `ghosts.column_major()`), every element (ghosts too) value-initialised. Registers with the domain, so that `Domain::redistribute` moves it. Not
   /// collective, but arrays must be declared in the same order on every rank.
   /// Throws `Error(invalid_argument)` for ghosts along a cyclic, block-cyclic or irregular axis.
   explicit DistArray(const Domain<N>& domain, const GhostSpec<N>& ghosts = no_ghosts<N>())
@@ -199,7 +200,8 @@ class DistArray final {
   [[nodiscard]] const T& at(const Point<N>& p) const { return data()[offset_of(p)]; }
 
   /// Calls f(const Point<N>& global, T& value) for every element this rank owns, patch by patch,
-  /// in row-major order of local storage.
+  /// in row-major order of local indices whatever the storage order (so that reductions fold in
+  /// the same order, and give the same bits, for row- and column-major arrays).
   template <class F>
   void for_each_owned(F&& f) {
     walk_owned(data(), f);

@@ -312,7 +312,8 @@ class Domain {
   [[nodiscard]] static std::size_t staged_bytes(const Relayout& r) noexcept {
     if (r.in_place) return 0;
     const auto& patches = r.layout.patches();
-    const index_t row = patches.size() == 1 && patches[0].axes[0].is_interval() ? patches[0].strides[0] : 0;
+    const std::size_t outer = r.layout.outermost_axis();
+    const index_t row = patches.size() == 1 && patches[0].axes[outer].is_interval() ? patches[0].strides[outer] : 0;
     return static_cast<std::size_t>(r.layout.size() + 2 * r.spare_rows * row) * r.storage->element_size();
   }
 
@@ -333,8 +334,9 @@ class Domain {
 
   index_t spare_rows_for(const Distribution<N>& to, const Storage<N>& a) const {
     if (state_->spare_fraction == 0) return 0;
-    const index_t rows = extent(to.domain(), 0);
-    const index_t even_share = (rows + to.grid().extent(0) - 1) / to.grid().extent(0);
+    const std::size_t outer = outermost_axis<N>(a.ghosts().order);  // where the storage keeps rows to spare
+    const index_t rows = extent(to.domain(), outer);
+    const index_t even_share = (rows + to.grid().extent(outer) - 1) / to.grid().extent(outer);
     const auto base = static_cast<index_t>(std::ceil(state_->spare_fraction * static_cast<double>(even_share)));
     return std::min(rows, std::max({base, index_t{1}, 2 * a.slack_rows()}));
   }

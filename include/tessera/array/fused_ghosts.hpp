@@ -48,8 +48,8 @@ requires(N >= 1) void update_ghosts(DistArray<T0, N>& first, DistArray<Ts, N>&..
       fail_argument(where, "arrays", detail::concat("array ", k, " over another domain"),
                     "must all be over the domain of the first array");
     if (!(a.ghosts() == first.ghosts()))
-      fail_argument(where, "arrays", detail::concat("array ", k, " with other ghosts"),
-                    "must all have the ghost spec of the first array");
+      fail_argument(where, "arrays", detail::concat("array ", k, " with other ghosts (", a.ghosts(), ")"),
+                    "must all have the ghost spec (storage order included) of the first array");
     if (a.ghost_update_in_flight())
       fail_argument(where, "arrays", detail::concat("array ", k, " with a ghost update in flight"),
                     "must complete it (end_update_ghosts) first");

@@ -165,13 +165,14 @@ class Storage {
   // --- relayout, driven by Domain::redistribute and Domain::migrate ------------------------------
 
   /// Allocates storage for `layout` beside the current one, every element T{}, with `spare_rows`
-  /// rows to spare below and above along the outermost axis when the layout is one patch whose
-  /// outermost axis is an interval (rows added there keep the strides, so a boundary move shifts
-  /// no row that stays).
+  /// rows to spare below and above along the outermost axis (the slowest in memory: 0 row-major,
+  /// N-1 column-major) when the layout is one patch whose outermost axis is an interval (rows
+  /// added there keep the strides, so a boundary move shifts no row that stays).
   void stage(StorageLayout<N> layout, index_t spare_rows) {
-    const bool sliding = layout.patches().size() == 1 && layout.patches()[0].axes[0].is_interval();
+    const std::size_t outer = layout.outermost_axis();
+    const bool sliding = layout.patches().size() == 1 && layout.patches()[0].axes[outer].is_interval();
     const index_t pad = sliding ? spare_rows : 0;
-    const index_t row = layout.patches().empty() ? 0 : layout.patches()[0].strides[0];
+    const index_t row = layout.patches().empty() ? 0 : layout.patches()[0].strides[outer];
     staged_ = allocate(layout.size() + 2 * pad * row);
     staged_origin_ = pad * row;
     staged_slack_rows_ = pad;
@@ -211,14 +212,18 @@ class Storage {
   }
 
   /// Where layout `to` would start in the current buffer if every global index it stores kept its
-  /// address: one patch before and after, the same mapping along every axis but the outermost, and
-  /// the rows of `to` (ghosts included) inside the allocated rows. nullopt if any of that fails.
+  /// address: one patch before and after, the same storage order, the same mapping along every
+  /// axis but the outermost, and the rows of `to` (ghosts included) inside the allocated rows.
+  /// nullopt if any of that fails.
   [[nodiscard]] std::optional<index_t> in_place_origin(const StorageLayout<N>& to) const {
-    if (layout_.patches().size() != 1 || to.patches().size() != 1) return std::nullopt;
+    if (layout_.patches().size() != 1 || to.patches().size() != 1 || layout_.order() != to.order())
+      return std::nullopt;
+    const std::size_t outer = layout_.outermost_axis();
     const PatchLayout<N>& a = layout_.patches()[0];
     const PatchLayout<N>& b = to.patches()[0];
-    if (!a.axes[0].is_interval() || !b.axes[0].is_interval()) return std::nullopt;
-    for (std::size_t d = 1; d < N; ++d) {
+    if (!a.axes[outer].is_interval() || !b.axes[outer].is_interval()) return std::nullopt;
+    for (std::size_t d = 0; d < N; ++d) {
+      if (d == outer) continue;
       const AxisMap& x = a.axes[d];
       const AxisMap& y = b.axes[d];
       if (x.is_interval() != y.is_interval() || x.count != y.count || x.ghost_lo != y.ghost_lo ||
@@ -227,11 +232,11 @@ class Storage {
       if (x.is_interval() ? x.first != y.first : (x.coord != y.coord || !(*x.compacted == *y.compacted)))
         return std::nullopt;
     }
-    const index_t row = a.strides[0];
+    const index_t row = a.strides[outer];
     const index_t allocated_rows = static_cast<index_t>(capacity()) / row;
-    const index_t first_row = a.axes[0].first - a.axes[0].ghost_lo - origin_ / row;  // global index of row 0
-    const index_t new_row = b.axes[0].first - b.axes[0].ghost_lo - first_row;
-    if (new_row < 0 || new_row + b.axes[0].extent() > allocated_rows) return std::nullopt;
+    const index_t first_row = a.axes[outer].first - a.axes[outer].ghost_lo - origin_ / row;  // global index of row 0
+    const index_t new_row = b.axes[outer].first - b.axes[outer].ghost_lo - first_row;
+    if (new_row < 0 || new_row + b.axes[outer].extent() > allocated_rows) return std::nullopt;
     return new_row * row;
   }
 

@@ -11,8 +11,10 @@
 /// block, for cyclic and block-cyclic axes; one run per interval for irregular ones). A regular
 /// section is exactly an HDF5 hyperslab (start, stride, count, block), so a compacted cyclic axis
 /// needs neither a per-element selection nor a staging copy. Local indices grow with global ones
-/// along every axis, so the row-major order of the owned box in memory is the row-major order of
-/// the selected points in the file, which is the order HDF5 pairs them in.
+/// along every axis, so the row-major order of the owned box's local indices is the row-major
+/// order of the selected points in the file, which is the order HDF5 pairs them in (a column-major
+/// patch is staged in that order: src/io/transfer_plan.hpp). The dataset is row-major whatever the
+/// arrays' storage order, so a file written from one order loads into the other.
 
 #include <cstddef>
 #include <sstream>
@@ -32,7 +34,7 @@ namespace tessera::io::detail {
 /// One patch of one array on this rank.
 struct PatchSelection {
   void* data = nullptr;                 ///< the element at local index (0, ..., 0) (`LocalView::data`)
-  std::vector<index_t> strides;         ///< row-major strides of the patch in memory, in elements
+  std::vector<index_t> strides;         ///< strides of the patch in memory, in elements (either storage order)
   std::vector<index_t> extents;         ///< local extents, ghosts included
   std::vector<index_t> owned_lo;        ///< local index of the first owned element (the ghost widths below)
   std::vector<index_t> owned_count;     ///< owned extents

@@ -3,6 +3,7 @@
 /// Compiling a `MotionPlan` for one rank into a `Schedule` against the storage layouts of the
 /// source and destination arrays on that rank.
 
+#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <vector>
@@ -98,7 +99,8 @@ inline PeerBlocks& peer_entry(std::vector<PeerBlocks>& list, std::map<int, std::
 }  // namespace detail
 
 /// Compiles the copies of `plan` that involve `rank`: sources are looked up in `src` (the layout of
-/// `rank`'s part of the source array), destinations in `dst`. Copies keep the plan's order per peer.
+/// `rank`'s part of the source array), destinations in `dst`. Copies keep the plan's order per peer;
+/// the elements of one copy are enumerated in the source's storage order (`src.order()`).
 /// Throws `Error(out_of_range)` naming the copy if a section is not stored by this rank.
 /// `local_copies_disjoint`: the caller knows that, even when source and destination are the same
 /// array, no local copy reads an element another one writes (a halo reads owned data and writes
@@ -108,11 +110,15 @@ template <std::size_t N>
                                         const StorageLayout<N>& dst, bool local_copies_disjoint = false) {
   Schedule s;
   s.local_disjoint = local_copies_disjoint;
-  std::array<int, N> src_order{}, dst_order{};
+  // Elements are enumerated along the source's storage order (slowest axis outermost), so that a
+  // block's innermost axis is the source's contiguous one and axes merge into long runs. Sender and
+  // receiver agree: both derive the order from the source ghost spec, which every rank knows.
+  const std::array<int, N> src_order = axes_slowest_first<N>(src.order());
+  std::array<int, N> dst_order{};
   for (std::size_t d = 0; d < N; ++d) {
-    src_order[d] = static_cast<int>(d);
-    // Destination axis d runs along source axis perm[d]; enumerate in source order.
-    dst_order[static_cast<std::size_t>(plan.permutation()[d])] = static_cast<int>(d);
+    // Destination axis d runs along source axis perm[d]: it goes where that source axis goes.
+    const auto k = std::find(src_order.begin(), src_order.end(), plan.permutation()[d]) - src_order.begin();
+    dst_order[static_cast<std::size_t>(k)] = static_cast<int>(d);
   }
   std::map<int, std::size_t> send_index, receive_index;
   const auto& copies = plan.copies();

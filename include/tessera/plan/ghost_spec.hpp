@@ -1,11 +1,14 @@
 #pragma once
 /// \file
 /// `GhostSpec<N>`: the ghost layers an array keeps around each owned box (D3-ARC viewports, KeLP's
-/// grown regions), and how they are filled.
+/// grown regions), how they are filled, and the storage order of the array's local memory (the
+/// rest of what `StorageLayout` needs besides the distribution, so that every schedule key built
+/// from a ghost spec tells row- and column-major arrays apart).
 /// \code
 ///   auto g = tessera::ghosts<2>(1);                              // width 1 on every side, corners too
 ///   auto h = tessera::ghosts<3>(2).faces_only().periodic_along({true, true, false});
 ///   auto k = tessera::GhostSpec<2>::sides({1, 0}, {2, 0});       // per side: 1 below, 2 above, rows only
+///   auto f = tessera::no_ghosts<2>().column_major();              // no ghosts, Fortran order
 /// \endcode
 /// Ghosts are filled from whichever ranks own those indices (DESIGN invariant 7): across empty
 /// ranks and from beyond a neighbour thinner than the ghost width. Along a periodic dimension a
@@ -20,6 +23,7 @@
 #include "tessera/core/hash.hpp"
 #include "tessera/geometry/periodic.hpp"
 #include "tessera/geometry/point.hpp"
+#include "tessera/plan/storage_order.hpp"
 
 namespace tessera {
 
@@ -30,6 +34,7 @@ struct GhostSpec {
   Point<N> upper{};           ///< ghost width above it
   bool corners = true;        ///< fill edges and corners too (needed by 9- and 27-point stencils)
   Periodicity<N> periodic{};  ///< which dimensions wrap around
+  StorageOrder order = StorageOrder::row_major;  ///< local memory order of the array's patches
 
   /// Widths per side; throws `Error(invalid_argument)` for a negative width.
   [[nodiscard]] static GhostSpec sides(const Point<N>& lower, const Point<N>& upper) {
@@ -54,6 +59,14 @@ struct GhostSpec {
     g.periodic = p;
     return g;
   }
+  /// The same ghost layers, local storage in `o` order.
+  [[nodiscard]] GhostSpec stored(StorageOrder o) const {
+    GhostSpec g = *this;
+    g.order = o;
+    return g;
+  }
+  /// The same ghost layers, local storage column-major (Fortran order; docs/scalapack.md).
+  [[nodiscard]] GhostSpec column_major() const { return stored(StorageOrder::column_major); }
   /// True if no side has a ghost layer.
   [[nodiscard]] bool none() const noexcept { return lower == Point<N>{} && upper == Point<N>{}; }
 
@@ -63,14 +76,20 @@ struct GhostSpec {
     std::uint64_t h = hash_combine(hash_value(lower), hash_value(upper));
     h = hash_combine(h, corners ? 1 : 0);
     for (bool p : periodic) h = hash_combine(h, p ? 1 : 0);
+    // Row-major adds nothing, so that the hashes (and cache keys) of row-major specs are those
+    // they were before storage orders existed.
+    if (order != StorageOrder::row_major) h = hash_combine(h, 0x636f6c6d616a6f72ULL + static_cast<std::uint64_t>(order));
     return h;
   }
-  /// `ghosts(lower (1, 1), upper (1, 1), corners, periodic (1, 0))`.
+  /// `ghosts(lower (1, 1), upper (1, 1), corners, periodic (1, 0))`, with `, column-major` added
+  /// for that order.
   friend std::ostream& operator<<(std::ostream& out, const GhostSpec& g) {
     out << "ghosts(lower " << g.lower << ", upper " << g.upper << (g.corners ? ", corners" : ", faces only");
     out << ", periodic (";
     for (std::size_t d = 0; d < N; ++d) out << (d ? ", " : "") << (g.periodic[d] ? 1 : 0);
-    return out << "))";
+    out << ")";
+    if (g.order != StorageOrder::row_major) out << ", " << g.order;
+    return out << ")";
   }
 };
 

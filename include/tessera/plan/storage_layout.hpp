@@ -8,7 +8,8 @@
 ///
 /// A rank's buffer holds one or more **patches**, one after another. A dimensional distribution
 /// gives one patch (none on a rank that owns nothing); a user-defined distribution one patch per
-/// owned box, in `owned_boxes` order. A patch is a dense row-major array; along each axis it maps a
+/// owned box, in `owned_boxes` order. A patch is a dense array, row-major or column-major as the
+/// ghost spec's `order` says (`strides` hold the difference); along each axis it maps a
 /// global index to a local index in one of two ways:
 /// - **interval** axes (block, cut, collapsed, user boxes): local = i - first + ghost_lo, with
 ///   `ghost_lo` layers below the owned interval and `ghost_hi` above;
@@ -29,6 +30,7 @@
 #include "tessera/geometry.hpp"
 #include "tessera/layout/distribution.hpp"
 #include "tessera/plan/ghost_spec.hpp"
+#include "tessera/plan/storage_order.hpp"
 
 namespace tessera {
 
@@ -62,13 +64,13 @@ struct AxisMap {
   void to_local(const Section1& s, SectionList1& out) const;
 };
 
-/// One dense row-major patch of a rank's buffer.
+/// One dense patch of a rank's buffer (row-major or column-major: see `strides`).
 template <std::size_t N>
 struct PatchLayout {
   /// How each axis maps global indices to local ones.
   std::array<AxisMap, N> axes{};
   index_t offset = 0;  ///< elements from the start of the rank's buffer
-  Point<N> strides{};  ///< row-major strides of the patch, in elements
+  Point<N> strides{};  ///< strides of the patch in elements, in the layout's storage order
   index_t size = 0;    ///< elements, ghosts included
 
   /// Local extents, ghosts included.
@@ -112,7 +114,8 @@ struct PatchLayout {
   }
 };
 
-/// How one rank stores its part of an array: dense row-major patches with ghost layers (see the file comment).
+/// How one rank stores its part of an array: dense patches with ghost layers, in one storage order
+/// (see the file comment).
 template <std::size_t N>
 class StorageLayout {
  public:
@@ -122,6 +125,7 @@ class StorageLayout {
   [[nodiscard]] static StorageLayout make(const Distribution<N>& dist, int rank, const GhostSpec<N>& ghosts) {
     check_ghosts(dist, ghosts);
     StorageLayout layout;
+    layout.order_ = ghosts.order;
     if (dist.is_user_defined()) {
       for (const auto& box : dist.owned_boxes(rank)) {
         PatchLayout<N> p;
@@ -161,6 +165,10 @@ class StorageLayout {
   [[nodiscard]] const std::vector<PatchLayout<N>>& patches() const noexcept { return patches_; }
   /// Elements in the rank's buffer, ghosts included.
   [[nodiscard]] index_t size() const noexcept { return size_; }
+  /// The order of every patch's elements in memory (also known on a rank that stores nothing).
+  [[nodiscard]] StorageOrder order() const noexcept { return order_; }
+  /// The axis that varies slowest in memory (0 row-major, N-1 column-major).
+  [[nodiscard]] std::size_t outermost_axis() const noexcept { return tessera::outermost_axis<N>(order_); }
 
   /// The patch a copy's section belongs to: the one owning it, else the first one storing it; -1 if none.
   [[nodiscard]] int patch_for(const Section<N>& s) const {
@@ -189,7 +197,9 @@ class StorageLayout {
   void add(PatchLayout<N> p) {
     p.offset = size_;
     index_t stride = 1;
-    for (std::size_t d = N; d-- > 0;) {
+    const std::array<int, N> slowest_first = axes_slowest_first<N>(order_);
+    for (std::size_t k = N; k-- > 0;) {
+      const auto d = static_cast<std::size_t>(slowest_first[k]);
       p.strides[d] = stride;
       // Checked here, once, so that AxisMap::extent() cannot overflow afterwards (ghost widths near
       // 2^63 reached it unchecked: the capi fuzzer's second finding).
@@ -205,6 +215,7 @@ class StorageLayout {
 
   std::vector<PatchLayout<N>> patches_;
   index_t size_ = 0;
+  StorageOrder order_ = StorageOrder::row_major;
 };
 
 }  // namespace tessera

@@ -1,6 +1,6 @@
 // Checkpoint and restart (tessera::io::save / load): round trips over random distributions of every
 // kind (skeleton and empty ranks, cyclic, block-cyclic with a partial block, irregular, Morton
-// patches), each file checked against a serial reference read with plain HDF5; restarts on other
+// patches) and both storage orders, each file checked against a serial reference read with plain HDF5; restarts on other
 // rank counts (sub-communicators) and other distributions; attributes; every documented error, the
 // same on every rank; the XDMF sidecar; files written by other programs; leftovers of failures.
 #include <gtest/gtest.h>
@@ -63,14 +63,17 @@ void expect_holds(const DistArray<T, N>& a, std::uint64_t salt) {
 
 /// Saves arrays over random distributions, checks the file serially, loads into arrays over
 /// another random distribution with other ghosts: owned elements equal bit for bit, ghosts untouched.
+/// The saved arrays are stored in `from_order`, the loaded ones in `to_order` (the file is row-major
+/// either way).
 template <class T, std::size_t N>
-void round_trips(int cases, index_t max_extent, std::uint64_t seed) {
+void round_trips(int cases, index_t max_extent, std::uint64_t seed, StorageOrder from_order = StorageOrder::row_major,
+                 StorageOrder to_order = StorageOrder::row_major) {
   Communicator comm(MPI_COMM_WORLD);
   ScratchDir dir(comm.raw());
   std::mt19937_64 rng(seed + N);
   for (int k = 0; k < cases; ++k) {
     const auto box = random_domain<N>(rng, max_extent);
-    const auto g_from = random_ghosts<N>(rng), g_to = random_ghosts<N>(rng);
+    const auto g_from = random_ghosts<N>(rng).stored(from_order), g_to = random_ghosts<N>(rng).stored(to_order);
     const auto from = any_distribution<N>(rng, box, comm.size(), ghosted_dims(g_from));
     const auto to = any_distribution<N>(rng, box, comm.size(), ghosted_dims(g_to));
     std::ostringstream what;
@@ -108,6 +111,19 @@ TEST(Checkpoint, RoundTripFloat2D) { round_trips<float, 2>(8, 11, 4); }
 TEST(Checkpoint, RoundTripInt32_3D) { round_trips<std::int32_t, 3>(8, 6, 5); }
 TEST(Checkpoint, RoundTripInt64_2D) { round_trips<std::int64_t, 2>(8, 11, 6); }
 TEST(Checkpoint, RoundTripComplex3D) { round_trips<std::complex<double>, 3>(8, 6, 7); }
+// Column-major arrays: saved and loaded in either order, the file always global row-major.
+TEST(Checkpoint, RoundTripColumnMajorToRowMajor2D) {
+  round_trips<double, 2>(12, 11, 21, StorageOrder::column_major, StorageOrder::row_major);
+}
+TEST(Checkpoint, RoundTripRowMajorToColumnMajor3D) {
+  round_trips<double, 3>(10, 6, 22, StorageOrder::row_major, StorageOrder::column_major);
+}
+TEST(Checkpoint, RoundTripColumnMajorComplex1D) {
+  round_trips<std::complex<double>, 1>(8, 30, 23, StorageOrder::column_major, StorageOrder::column_major);
+}
+TEST(Checkpoint, RoundTripColumnMajorInt32_2D) {
+  round_trips<std::int32_t, 2>(8, 11, 24, StorageOrder::column_major, StorageOrder::column_major);
+}
 TEST(Checkpoint, RoundTripUint8_2D) { round_trips<std::uint8_t, 2>(6, 11, 8); }
 
 // The kinds a random draw may miss, each saved and loaded explicitly: block-cyclic with a partial
