@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "checked_board.hpp"
+#include "tessera/exchange/allocation_agreement.hpp"
 
 namespace tessera {
 namespace {
@@ -246,12 +247,8 @@ void Communicator::allreduce_in_place(void* values, std::size_t count, detail::A
 }
 
 Error Communicator::receive_buffer_failed(std::size_t bytes) const {
-  // The words of detail::out_of_memory (exchange/allocation_agreement.hpp), which includes this header.
-  return Error(ErrorCode::out_of_memory,
-               bytes == 0 ? detail::concat("Communicator::alltoallv: out of memory on rank ", rank_,
-                                           ": could not allocate the byte layout of the exchange; nothing moved")
-                          : detail::concat("Communicator::alltoallv: out of memory on rank ", rank_,
-                                           ": could not allocate ", bytes, " bytes for the items it receives; nothing moved"));
+  return detail::out_of_memory("Communicator::alltoallv", rank_, bytes,
+                               bytes == 0 ? "the byte layout of the exchange" : "the items it receives");
 }
 
 std::size_t Communicator::total_of(std::span<const int> counts) noexcept {
