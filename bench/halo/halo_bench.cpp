@@ -37,8 +37,17 @@
 // outside the domain, which tessera leaves alone; both hold the initial sentinel there, so the
 // arrays agree.
 //
-// Timing: tessera and the anchors take turns (the order rotating every repetition), each exchange
-// timed with MPI_Wtime between barriers; the max over ranks is taken per repetition.
+// Timing, in three modes (--modes), each its own records:
+//  - cold (op "halo"): tessera and the anchors take turns (the order rotating every repetition),
+//    so each exchange finds the caches as another code's exchange on another array left them;
+//  - warm (op "halo-warm"): each code repeats its exchange on its own array back to back (half the
+//    repetitions, then the codes in reverse order for the other half), as a program repeating one
+//    exchange on one array with little work between sees it;
+//  - in-loop (op "halo-in-loop", the one users feel): each iteration is an exchange and then a
+//    Jacobi sweep over the owned points into a second array (jacobi_sweep.hpp), the two arrays
+//    swapping roles, timed per iteration like warm; tessera's and the Isend/Irecv anchor's arrays
+//    must agree bit for bit after the same number of iterations.
+// Every run is timed with MPI_Wtime between barriers; the max over ranks is taken per repetition.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -52,6 +61,7 @@
 #include <vector>
 
 #include "halo/halo_common.hpp"
+#include "halo/jacobi_sweep.hpp"
 #include "support/allocation_counter.hpp"  // the one TU of bench_halo that includes it
 #include "support/bench_records.hpp"
 #include "support/bench_timing.hpp"
@@ -75,6 +85,7 @@ using tessera::bench::Summary;
 
 using tessera::bench::halo::Case;
 using tessera::bench::halo::for_each_local;
+using tessera::bench::halo::jacobi_sweep;
 using tessera::bench::halo::TesseraHalo;
 
 constexpr const char* kAnchor = "mpi-subarray-isend-irecv";
@@ -87,6 +98,8 @@ struct Result {
   std::optional<Summary> in_domain;  // non-periodic cases with corners only
   double face_bytes = 0;
   double allocations_per_run = 0;
+  // The warm and in-loop modes: tessera against the Isend/Irecv anchor (when --modes has them).
+  std::optional<std::array<Summary, 2>> warm, in_loop;
 };
 
 [[noreturn]] void abort_job(const std::string& message) { tessera::bench::abort_job("bench_halo", message); }
@@ -378,7 +391,59 @@ struct Options {
   int repetitions = 0;  // 0: by size
   int warmup = 10;
   bool breakdown = false;
+  bool cold = true, warm = true, in_loop = true;  // --modes
 };
+
+/// The warm mode: tessera's exchange and the Isend/Irecv anchor's, each repeated on its own array.
+template <std::size_t N>
+std::array<Summary, 2> time_warm(const tessera::Communicator& world, TesseraHalo<N>& t, SubarrayHalo<N>& anchor,
+                                 std::vector<double>& a, std::vector<double>& b, int warmup, int reps) {
+  const auto times = tessera::bench::time_in_blocks(
+      world.raw(), {[&] { t.mover.run(a.data(), a.data()); }, [&] { anchor.exchange(b.data()); }}, warmup, reps);
+  return {times[0], times[1]};
+}
+
+/// The in-loop mode: per iteration an exchange and a Jacobi sweep, for tessera and the anchor on
+/// their own pairs of arrays from the same start; their arrays must then agree bit for bit.
+template <std::size_t N>
+std::array<Summary, 2> time_in_loop(const tessera::Communicator& world, const Case& c, TesseraHalo<N>& t,
+                                    SubarrayHalo<N>& anchor, int warmup, int reps) {
+  std::array<std::vector<double>, 2> mine, theirs;
+  for (auto* pair : {&mine, &theirs})
+    for (auto& v : *pair) t.initial(v);
+  const auto ext = t.layout.patches()[0].extents();
+  std::size_t my_turn = 0, their_turn = 0;  // which array of the pair is read this iteration
+  const auto times = tessera::bench::time_in_blocks(
+      world.raw(),
+      {[&] {
+         t.mover.run(mine[my_turn].data(), mine[my_turn].data());
+         jacobi_sweep<N>(ext, c.width, mine[my_turn].data(), mine[1 - my_turn].data());
+         my_turn = 1 - my_turn;
+       },
+       [&] {
+         anchor.exchange(theirs[their_turn].data());
+         jacobi_sweep<N>(ext, c.width, theirs[their_turn].data(), theirs[1 - their_turn].data());
+         their_turn = 1 - their_turn;
+       }},
+      warmup, reps);
+  if (my_turn != their_turn || mine[my_turn] != theirs[their_turn])
+    abort_job(c.name() + ": in-loop: tessera's and the anchor's arrays differ after the same iterations");
+  return {times[0], times[1]};
+}
+
+/// What the table's row adds after its columns: the in-domain anchor, the warm and in-loop ratios.
+std::string modes_note(const Result& res) {
+  using tessera::bench::number;
+  std::string note;
+  if (res.in_domain)
+    note += "  in-domain anchor med " + number(1e6 * res.in_domain->median, 4) + " (ratio " +
+            number(res.tessera.median / res.in_domain->median, 3) + ")";
+  if (res.warm) note += "  warm ratio " + number((*res.warm)[0].median / (*res.warm)[1].median, 3);
+  if (res.in_loop)
+    note += "  in-loop " + number(1e6 * (*res.in_loop)[0].median, 4) + " us/iter, ratio " +
+            number((*res.in_loop)[0].median / (*res.in_loop)[1].median, 3);
+  return note;
+}
 
 template <std::size_t N>
 Result run_case(const tessera::Communicator& world, const Case& c, const Options& opt,
@@ -433,10 +498,13 @@ Result run_case(const tessera::Communicator& world, const Case& c, const Options
                                            [&] { anchor.exchange(b.data()); },
                                            [&] { anchor.exchange_neighbor(b.data()); }};
   if (in_domain) impls.emplace_back([&] { in_domain->exchange(b.data()); });
-  const auto times = tessera::bench::time_alternating(world.raw(), impls, opt.warmup, reps);
+  const auto times = tessera::bench::time_alternating(world.raw(), impls, opt.cold ? opt.warmup : 1, opt.cold ? reps : 1);
 
-  Result res{c.name(), times[0], times[1], times[2], std::nullopt, 0, 0};
+  Result res{c.name(), times[0], times[1], times[2], std::nullopt, 0, 0, std::nullopt, std::nullopt};
   if (in_domain) res.in_domain = times[3];
+  if (opt.warm) res.warm = time_warm(world, t, anchor, a, b, opt.warmup, reps);
+  // The sweep costs far more than the exchange on large arrays: fewer iterations keep the run short.
+  if (opt.in_loop) res.in_loop = time_in_loop(world, c, t, anchor, std::min(opt.warmup, 3), std::max(reps / 4, 5));
   // Max over ranks, so that a rank that allocates is seen.
   double per_run = runs ? static_cast<double>(allocations) / static_cast<double>(runs) : 0;
   check_mpi(MPI_Allreduce(MPI_IN_PLACE, &per_run, 1, MPI_DOUBLE, MPI_MAX, world.raw()), "MPI_Allreduce");
@@ -449,10 +517,7 @@ Result run_case(const tessera::Communicator& world, const Case& c, const Options
                   {res.face_bytes, 1e6 * res.tessera.median, 1e6 * res.tessera.min, 1e6 * res.anchor.median,
                    1e6 * res.anchor.min, res.tessera.median / res.anchor.median, 1e6 * res.neighbor.median,
                    res.tessera.median / res.neighbor.median, res.allocations_per_run},
-                  res.in_domain ? "  in-domain anchor med " + tessera::bench::number(1e6 * res.in_domain->median, 4) +
-                                      " (ratio " + tessera::bench::number(res.tessera.median / res.in_domain->median, 3) +
-                                      ")"
-                                : std::string());
+                  modes_note(res));
   if (opt.breakdown) breakdown(world, t.mover, a.data(), reps, [&] { anchor.exchange(b.data()); });
   std::fflush(stdout);
   return res;
@@ -460,13 +525,18 @@ Result run_case(const tessera::Communicator& world, const Case& c, const Options
 
 /// Per case: the timing against each anchor, the bytes of one face message, tessera's allocations
 /// per exchange.
-std::vector<tessera::bench::Record> records_of(const std::vector<Result>& results, int ranks) {
+std::vector<tessera::bench::Record> records_of(const std::vector<Result>& results, int ranks, bool cold) {
   using tessera::bench::Record;
   std::vector<Record> out;
   for (const Result& r : results) {
-    out.push_back(Record::timing("halo", r.name, ranks, r.tessera, kAnchor, r.anchor));
-    out.push_back(Record::timing("halo", r.name, ranks, r.tessera, kNeighborAnchor, r.neighbor));
-    if (r.in_domain) out.push_back(Record::timing("halo", r.name, ranks, r.tessera, kInDomainAnchor, *r.in_domain));
+    if (cold) {
+      out.push_back(Record::timing("halo", r.name, ranks, r.tessera, kAnchor, r.anchor));
+      out.push_back(Record::timing("halo", r.name, ranks, r.tessera, kNeighborAnchor, r.neighbor));
+      if (r.in_domain) out.push_back(Record::timing("halo", r.name, ranks, r.tessera, kInDomainAnchor, *r.in_domain));
+    }
+    if (r.warm) out.push_back(Record::timing("halo-warm", r.name, ranks, (*r.warm)[0], kAnchor, (*r.warm)[1]));
+    if (r.in_loop)
+      out.push_back(Record::timing("halo-in-loop", r.name, ranks, (*r.in_loop)[0], kAnchor, (*r.in_loop)[1]));
     out.push_back(Record::count("halo", r.name, ranks, "face_bytes", r.face_bytes));
     out.push_back(Record::count("halo", r.name, ranks, "allocations_per_run", r.allocations_per_run));
   }
@@ -494,12 +564,20 @@ int main(int argc, char** argv) {
   app.add_option("--filter", filter, "run only the cases whose name contains this");
   app.add_option("--json", json, "rank 0 writes the records (JSON, bench/support/bench_records.hpp) here");
   app.add_flag("--breakdown", opt.breakdown, "also break tessera's time down (start/wait, pack, MPI, unpack)");
+  std::vector<std::string> modes{"cold", "warm", "in-loop"};
+  app.add_option("--modes", modes, "timing modes: cold, warm, in-loop (default all; see the top of halo_bench.cpp)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"cold", "warm", "in-loop"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return world.rank() == 0 ? app.exit(e) : (e.get_exit_code() != 0);
   }
 
+  const auto has = [&](const char* m) { return std::find(modes.begin(), modes.end(), m) != modes.end(); };
+  opt.cold = has("cold");
+  opt.warm = has("warm");
+  opt.in_loop = has("in-loop");
   std::vector<Case> cases;
   const auto add = [&](std::size_t dims, const std::vector<index_t>& ns, index_t np) {
     for (bool corners : {false, true})
@@ -521,6 +599,6 @@ int main(int argc, char** argv) {
   for (const Case& c : cases)
     results.push_back(c.dims == 2 ? run_case<2>(world, c, opt, table) : run_case<3>(world, c, opt, table));
   if (!json.empty() && world.rank() == 0)
-    tessera::bench::write_json(json, records_of(results, world.size()), "bench_halo");
+    tessera::bench::write_json(json, records_of(results, world.size(), opt.cold), "bench_halo");
   return 0;
 }

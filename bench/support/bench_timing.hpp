@@ -67,6 +67,34 @@ inline void max_over_ranks(std::vector<double>& samples, MPI_Comm comm) {
   return out;
 }
 
+/// Collective: like `time_alternating`, but each implementation runs its `warmup` and then half of
+/// its `repetitions` back to back before the next one starts, so that it finds the caches as it
+/// left them (a program repeating one operation on one array: the "warm" and "in-loop" halo
+/// modes); then the other half, the implementations in reverse order, so that a drift of the
+/// machine's speed during the run favours none of them.
+[[nodiscard]] inline std::vector<Summary> time_in_blocks(MPI_Comm comm, const std::vector<std::function<void()>>& impls,
+                                                         int warmup, int repetitions) {
+  const std::size_t k = impls.size();
+  std::vector<std::vector<double>> t(k);
+  const auto block = [&](std::size_t which, int runs) {
+    for (int i = 0; i < warmup; ++i) impls[which]();
+    for (int r = 0; r < runs; ++r) {
+      check_mpi(MPI_Barrier(comm), "MPI_Barrier");
+      const double t0 = MPI_Wtime();
+      impls[which]();
+      t[which].push_back(MPI_Wtime() - t0);
+    }
+  };
+  for (std::size_t j = 0; j < k; ++j) block(j, (repetitions + 1) / 2);
+  for (std::size_t j = k; j-- > 0;) block(j, repetitions / 2);
+  std::vector<Summary> out;
+  for (auto& v : t) {
+    max_over_ranks(v, comm);
+    out.push_back(summarize(v));
+  }
+  return out;
+}
+
 /// Makes the compiler assume `p` escapes, so that work whose result is otherwise unused (an
 /// allocation timed on its own, say) is not optimised away; as benchmark::DoNotOptimize.
 inline void escape(const void* p) { asm volatile("" : : "g"(p) : "memory"); }

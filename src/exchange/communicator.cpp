@@ -223,7 +223,7 @@ void Communicator::alltoallv_bytes(const void* items, std::span<const int> count
   } catch (const Error& e) {
     if (!error) error = e;
   } catch (const std::bad_alloc&) {
-    if (!error) error = receive_buffer_failed(0);
+    if (!error) error = receive_buffer_failed("Communicator::alltoallv", 0);
   }
   agree(error);
   check_mpi(MPI_Alltoallv(or_empty(items), send.counts.data(), send.displacements.data(), MPI_BYTE, or_empty(out),
@@ -246,8 +246,8 @@ void Communicator::allreduce_in_place(void* values, std::size_t count, detail::A
   } while (done < count);
 }
 
-Error Communicator::receive_buffer_failed(std::size_t bytes) const {
-  return detail::out_of_memory("Communicator::alltoallv", rank_, bytes,
+Error Communicator::receive_buffer_failed(std::string_view where, std::size_t bytes) const {
+  return detail::out_of_memory(where, rank_, bytes,
                                bytes == 0 ? "the byte layout of the exchange" : "the items it receives");
 }
 

@@ -21,14 +21,11 @@ OwnedComm::~OwnedComm() {
 Neighborhood::Neighborhood(const Communicator& comm, std::shared_ptr<const Schedule> schedule,
                            std::vector<Binding> bindings, int tag, const char* owner)
     : MoveMethod(comm, std::move(schedule), std::move(bindings), tag, owner, ChannelLayout::direct) {
-  std::vector<int> sources, destinations;
-  for (const Channel& c : channels().receives()) sources.push_back(c.peer);
-  for (const Channel& c : channels().sends()) destinations.push_back(c.peer);
-  check_mpi(MPI_Dist_graph_create_adjacent(comm.raw(), static_cast<int>(sources.size()), sources.data(),
-                                           MPI_UNWEIGHTED, static_cast<int>(destinations.size()), destinations.data(),
-                                           MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph_.comm),
-            "MPI_Dist_graph_create_adjacent");
-  check_mpi(MPI_Comm_set_errhandler(graph_.comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  // Only local work here: making a method must not call a collective, because a caller that makes
+  // movers under capture_failure (a redistribution, a first ghost update) agrees on allocation
+  // failures only afterwards. Had this constructor made the graph communicator, a rank whose
+  // buffers failed to allocate above would skip MPI_Dist_graph_create_adjacent and leave the
+  // other ranks waiting in it forever. The graph is made by the first start (connect()).
   const auto describe = [&](const std::vector<Channel>& list, Parts& parts) {
     for (const Channel& c : list) {
       const auto [count, type] = channels().shape(c);
@@ -41,7 +38,20 @@ Neighborhood::Neighborhood(const Communicator& comm, std::shared_ptr<const Sched
   describe(channels().receives(), receives_);
 }
 
+void Neighborhood::connect() {
+  std::vector<int> sources, destinations;
+  for (const Channel& c : channels().receives()) sources.push_back(c.peer);
+  for (const Channel& c : channels().sends()) destinations.push_back(c.peer);
+  check_mpi(MPI_Dist_graph_create_adjacent(comm().raw(), static_cast<int>(sources.size()), sources.data(),
+                                           MPI_UNWEIGHTED, static_cast<int>(destinations.size()), destinations.data(),
+                                           MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph_.comm),
+            "MPI_Dist_graph_create_adjacent");
+  check_mpi(MPI_Comm_set_errhandler(graph_.comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+}
+
 void Neighborhood::post() {
+  // start() is collective over the communicator, so every rank reaches this on its first start.
+  if (graph_.comm == MPI_COMM_NULL) connect();
   const auto& receives = channels().receives();
   for (std::size_t i = 0; i < receives.size(); ++i) receives_.addresses[i] = address(channels().incoming(receives[i], dst()));
   const auto& sends = channels().sends();

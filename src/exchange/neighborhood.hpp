@@ -1,6 +1,8 @@
 #pragma once
 // Neighbourhood collective: one MPI_Ineighbor_alltoallw over a distributed-graph communicator of
-// the schedule's peers, made with the method (collective over the communicator). Keeps the
+// the schedule's peers, made by the first start (collective over the communicator; the
+// constructor stays local so that an allocation failure in it can be agreed on, see
+// allocation_agreement.hpp). Keeps the
 // in-place and datatype channels of point-to-point: every part is given by its absolute address
 // (MPI_BOTTOM), the array itself or the channel's buffer. `start` is collective: every rank of
 // the communicator calls it.
@@ -35,6 +37,7 @@ class Neighborhood final : public MoveMethod {
     std::vector<MPI_Aint> addresses;
   };
 
+  void connect();  // makes graph_ (collective): on the first post()
   void post() override;
   void complete() override { finish_collective(*request_[0], true); }
   [[nodiscard]] bool poll() override { return finish_collective(*request_[0], false); }

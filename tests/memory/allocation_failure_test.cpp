@@ -9,7 +9,8 @@
 // passes the operation's last large allocation and it succeeds. Covered: a redistribution of two
 // arrays, migrate_step into new storage and in place, the first ghost update of one array and the
 // first fused ghost update of two, the first index-array gather and scatter (inspector, mover and
-// staging).
+// staging), and a large Communicator::allgatherv. Run again with each collective move algorithm
+// forced (tests/CMakeLists.txt).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -297,6 +298,34 @@ TEST(AllocationFailure, FirstIndexGatherAndScatterFailOnEveryRankAndWriteNothing
     }
     EXPECT_GT(failures, 2) << where << ": too few allocations were made to fail";
   }
+}
+
+// Communicator::allgatherv of a large result (reduce_along's slices, say): a rank that cannot
+// allocate the result makes every rank throw before the exchange; the retry gathers every value.
+TEST(AllocationFailure, LargeAllgathervFailsOnEveryRankAndARetryGathersAll) {
+  Communicator comm(MPI_COMM_WORLD);
+  const std::size_t mine = Communicator::kAgreedReceiveBytes / sizeof(double) + 7 * static_cast<std::size_t>(comm.rank());
+  std::vector<double> items(mine);
+  for (std::size_t i = 0; i < mine; ++i) items[i] = static_cast<double>(comm.rank()) * 1e6 + static_cast<double>(i);
+  const int failing = failing_rank(comm);
+  int failures = 0;
+  for (long k = 1; k < kMaxSweep; ++k) {
+    SCOPED_TRACE(::testing::Message() << "failure on rank " << failing << " at large allocation " << k);
+    std::vector<double> all;
+    bool fired_anywhere = false;
+    const auto gather_all = [&] { all = comm.allgatherv(std::span<const double>(items)); };
+    if (run_failing(&fired_anywhere, comm, failing, k, "Communicator::allgatherv", gather_all)) {
+      ++failures;
+      gather_all();  // the retry
+    }
+    std::size_t at = 0;
+    for (int r = 0; r < comm.size(); ++r)
+      for (std::size_t i = 0; i < Communicator::kAgreedReceiveBytes / sizeof(double) + 7 * static_cast<std::size_t>(r); ++i)
+        ASSERT_EQ(all.at(at++), static_cast<double>(r) * 1e6 + static_cast<double>(i));
+    ASSERT_EQ(at, all.size());
+    if (!fired_anywhere) break;
+  }
+  EXPECT_GT(failures, 0) << "no allocation was ever made to fail";
 }
 
 }  // namespace

@@ -116,17 +116,31 @@ class Communicator {
 
   /// Collective: every rank's `mine`, concatenated in rank order (contributions may be empty and of
   /// any length). `*counts` (if given) gets how many items came from each rank.
-  /// Throws `Error(overflow)` if a count or the total does not fit in an MPI count of bytes.
+  /// Throws `Error(overflow)` if a count or the total does not fit in an MPI count of bytes, and on
+  /// every rank `Error(out_of_memory)` if some rank could not allocate a result of at least
+  /// `kAgreedReceiveBytes` (nothing has been exchanged then; one more allreduce for such results).
   template <class T>
     requires detail::Transferable<T>
   [[nodiscard]] std::vector<T> allgatherv(std::span<const T> mine, std::vector<int>* counts = nullptr) const {
     std::vector<int> own;
     std::vector<int>& all = counts != nullptr ? *counts : own;
     all = gather_counts(mine.size(), "Communicator::allgatherv");
-    std::vector<T> out(total_of(all));
+    const std::size_t total = total_of(all);
+    std::vector<T> out;
+    // Every rank knows the total now, so every rank takes the same branch: large results agree on
+    // their allocation (a rank that gave up alone would leave the others in MPI_Allgatherv), small
+    // ones skip the allreduce, which would cost more than the exchange.
+    if (total * sizeof(T) >= kAgreedReceiveBytes) {
+      agree(resize_receive_buffer(out, total, "Communicator::allgatherv"));
+    } else {
+      out.resize(total);
+    }
     allgatherv_bytes(mine.data(), all, sizeof(T), out.data());
     return out;
   }
+
+  /// Results of `allgatherv` at least this large are allocated with an agreement among the ranks.
+  static constexpr std::size_t kAgreedReceiveBytes = std::size_t{64} << 10;
 
   /// Collective: `items` are grouped by destination rank, `counts[r]` of them for rank r (one count
   /// per rank, adding up to `items.size()`). Returns what arrived grouped by source rank;
@@ -151,14 +165,7 @@ class Communicator {
     std::vector<int>& received = received_counts != nullptr ? *received_counts : own;
     received = exchange_counts(counts, items.size());
     std::vector<T> out;
-    std::optional<Error> failed;
-    try {
-      out.resize(total_of(received));
-    } catch (const std::bad_alloc&) {
-      failed = receive_buffer_failed(total_of(received) * sizeof(T));
-    } catch (const std::length_error&) {
-      failed = receive_buffer_failed(total_of(received) * sizeof(T));
-    }
+    std::optional<Error> failed = resize_receive_buffer(out, total_of(received), "Communicator::alltoallv");
     alltoallv_bytes(items.data(), counts, out.data(), received, sizeof(T), std::move(failed));
     return out;
   }
@@ -215,7 +222,20 @@ class Communicator {
   // `failed`: this rank could not allocate `out` (agreed on with the byte-count check, then thrown).
   void alltoallv_bytes(const void* items, std::span<const int> counts, void* out, std::span<const int> received,
                        std::size_t item_size, std::optional<Error> failed) const;
-  [[nodiscard]] Error receive_buffer_failed(std::size_t bytes) const;
+  [[nodiscard]] Error receive_buffer_failed(std::string_view where, std::size_t bytes) const;
+  // `out` resized to `items`; an allocation failure is returned (for the ranks to agree on), not thrown.
+  template <class T>
+  [[nodiscard]] std::optional<Error> resize_receive_buffer(std::vector<T>& out, std::size_t items,
+                                                           std::string_view where) const {
+    try {
+      out.resize(items);
+    } catch (const std::bad_alloc&) {
+      return receive_buffer_failed(where, items * sizeof(T));
+    } catch (const std::length_error&) {
+      return receive_buffer_failed(where, items * sizeof(T));
+    }
+    return std::nullopt;
+  }
   void allreduce_in_place(void* values, std::size_t count, detail::ArithmeticType type, ReduceOp op) const;
   [[nodiscard]] static std::size_t total_of(std::span<const int> counts) noexcept;
 
