@@ -201,8 +201,11 @@ void whole_array_cases(int cases, index_t max_extent) {
     Domain<N> plain(comm, random_distribution<N>(rng, box, comm.size(), true));
     DistArray<double, N> c(plain);
     c.for_each_owned([](const Point<N>&, double& x) { x = 7.0; });
-    Box<N> section = random_box<N>(rng, 6);
-    section = intersect(shift(section, box.lo), box);
+    Box<N> section;  // a non-empty random box inside the domain
+    for (std::size_t d = 0; d < N; ++d) {
+      section.lo[d] = box.lo[d] + static_cast<index_t>(rng() % static_cast<std::uint64_t>(extent(box, d)));
+      section.hi[d] = section.lo[d] + 1 + static_cast<index_t>(rng() % static_cast<std::uint64_t>(box.hi[d] - section.lo[d]));
+    }
     copy_section(a, section, c, section.lo);
     c.for_each_owned([&](const Point<N>& p, const double& x) {
       ASSERT_EQ(x, contains(section, p) && set.find(p) ? value_of(p) : 7.0) << "copy to plain, " << p;
@@ -258,10 +261,21 @@ TEST(BoxSetErrors, BadInputIsTheSameErrorOnEveryRankAndChangesNothing) {
     for (int r = 1; r < P; ++r) EXPECT_EQ(hashes[static_cast<std::size_t>(r)], hashes[0]) << "case " << k << ", rank " << r;
     unchanged();
   }
-  // An index of a hole has no owner: the same out_of_range error everywhere.
-  const auto hashes = error_on_every_rank(comm, [&] { (void)dom.distribution().owner({7, 7}); });
-  EXPECT_NE(hashes[0], 0U);
-  for (int r = 1; r < P; ++r) EXPECT_EQ(hashes[static_cast<std::size_t>(r)], hashes[0]);
+  // An index of a hole has no owner: the same out_of_range error everywhere, also when only rank
+  // 0's index array points there; with every index valid, the index gather moves every value.
+  DistArray<Point<2>, 2> index(dom);
+  DistArray<double, 2> got(dom);
+  index.for_each_owned([](const Point<2>& p, Point<2>& q) { q = Point<2>{p[1] % 5, p[0]}; });  // in box 0
+  gather(a, index, got);
+  got.for_each_owned([&](const Point<2>& p, const double& x) { ASSERT_EQ(x, value_of(Point<2>{p[1] % 5, p[0]})) << p; });
+  if (comm.rank() == 0) index.at({0, 0}) = Point<2>{7, 7};
+  for (const auto& f : std::vector<std::function<void()>>{[&] { (void)dom.distribution().owner({7, 7}); },
+                                                          [&] { gather(a, index, got); }}) {
+    const auto hashes = error_on_every_rank(comm, f);
+    EXPECT_NE(hashes[0], 0U);
+    for (int r = 1; r < P; ++r) EXPECT_EQ(hashes[static_cast<std::size_t>(r)], hashes[0]);
+  }
+  unchanged();
 }
 
 }  // namespace
