@@ -6,7 +6,7 @@
 /// \code
 ///   auto pieces = tessera::chop_boxes(boxes, tessera::Point<2>{32, 32});      // no box over 32x32
 ///   auto set = tessera::make_box_set(pieces, comm.size(), tessera::BoxAssignment::morton);
-///   double imbalance = tessera::max_over_mean_load(pieces, set.owners(), comm.size());
+///   double imbalance = tessera::max_over_mean_load<2>(pieces, set.owners(), comm.size());  // spans: give N
 /// \endcode
 /// Weights: one per box, finite and >= 0; an empty span means the cell count of each box. Every
 /// policy is deterministic (ties broken by box index, then rank), so every rank computes the same
