@@ -15,10 +15,15 @@
 // 1,048,576-rank machine <= 1 ms.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "tessera/layout/box_assignment.hpp"
 #include "tessera/plan/exchange_cache.hpp"
 #include "tessera/plan/schedule_builders.hpp"
 
@@ -96,6 +101,23 @@ void transpose(benchmark::State& state, int ranks, index_t n, bool hit) {
   });
 }
 
+/// A box set (issue 16) of about `boxes` boxes: a k x k lattice of 16 x 16 boxes with every 7th left
+/// out (holes), Morton-assigned over boxes / 100 ranks. Built once per size (10^6 boxes take about
+/// half a second), kept for every run of the case.
+const Distribution<2>& lattice_box_set(index_t boxes) {
+  static std::map<index_t, Distribution<2>> made;
+  if (const auto it = made.find(boxes); it != made.end()) return it->second;
+  const auto k = static_cast<index_t>(std::ceil(std::sqrt(static_cast<double>(boxes) * 7.0 / 6.0)));
+  std::vector<Box<2>> lattice;
+  for (index_t i = 0; i < k; ++i)
+    for (index_t j = 0; j < k; ++j)
+      if ((i * k + j) % 7 != 3) lattice.push_back(Box<2>({16 * i, 16 * j}, {16 * i + 16, 16 * j + 16}));
+  const int ranks = static_cast<int>(std::max<index_t>(1, boxes / 100));
+  const Box<2> domain({0, 0}, {16 * k, 16 * k});
+  auto set = tessera::make_box_set(domain, std::move(lattice), ranks, tessera::BoxAssignment::morton);
+  return made.emplace(boxes, Distribution<2>::from_box_set(set)).first->second;
+}
+
 /// Registers "plan/<name>-build/tessera" and "plan/<name>-cache-hit/tessera".
 template <class F>
 void register_pair(const std::string& name, F bench) {
@@ -130,6 +152,17 @@ int main(int argc, char** argv) {
     register_pair("redistribute-block-to-blockcyclic64" + p, [ranks, rank](benchmark::State& s, bool hit) {
       redistribute(s, simulated(ranks, tessera::block()), simulated(ranks, tessera::block_cyclic(64)), rank, hit);
     });
+  }
+  // Box sets: the halo plan of one rank holding about 100 of 10^4 ... 10^6 boxes (issue 16 target:
+  // <= 10 ms at 10^6), planned through the set's spatial index; replicated metadata per box.
+  for (const index_t boxes : {10000, 100000, 1000000}) {
+    register_pair("halo-boxset-2d-5pt-w1-periodic-" + std::to_string(boxes) + "boxes",
+                  [boxes](benchmark::State& s, bool hit) {
+                    const auto& dist = lattice_box_set(boxes);
+                    halo<2>(s, dist, dist.comm_size() / 3, hit);
+                    s.counters["bytes_per_box"] = static_cast<double>(dist.box_set()->metadata_bytes()) /
+                                                  static_cast<double>(dist.box_set()->size());
+                  });
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

@@ -10,6 +10,9 @@
 /// \endcode
 
 #include "tessera/geometry.hpp"
+#include "tessera/layout/box_assignment.hpp"
+#include "tessera/layout/box_set.hpp"
+#include "tessera/layout/box_set_distribution.hpp"
 #include "tessera/layout/dim_distribution.hpp"
 #include "tessera/layout/dim_spec.hpp"
 #include "tessera/layout/distribution.hpp"

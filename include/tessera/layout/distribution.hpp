@@ -45,6 +45,8 @@
 #include "tessera/layout/dim_distribution.hpp"
 #include "tessera/layout/dim_spec.hpp"
 #include "tessera/layout/proc_grid.hpp"
+#include "tessera/layout/box_set.hpp"
+#include "tessera/layout/box_set_distribution.hpp"
 #include "tessera/layout/user_distribution.hpp"
 
 namespace tessera {
@@ -95,6 +97,16 @@ class Distribution {
     return Distribution(std::move(s));
   }
 
+  /// A box set (layout/box_set.hpp) as a distribution of its domain: one storage patch per box,
+  /// indices no box holds owned by nobody (see layout/box_set_distribution.hpp).
+  /// \code
+  ///   auto dist = tessera::Distribution<2>::from_box_set(tessera::make_box_set(boxes, P, tessera::BoxAssignment::knapsack));
+  ///   tessera::Domain<2> dom(comm, dist);   // arrays, ghosts, redistribution, gather: as any distribution
+  /// \endcode
+  [[nodiscard]] static Distribution from_box_set(const BoxSet<N>& set) {
+    return user(std::make_shared<const BoxSetDistribution<N>>(set));
+  }
+
   /// The index space distributed.
   [[nodiscard]] const Box<N>& domain() const noexcept { return state_->domain; }
   /// The processor grid. For a user-defined distribution: a grid of comm_size x 1 x ... positions
@@ -108,6 +120,14 @@ class Distribution {
   [[nodiscard]] bool is_user_defined() const noexcept { return state_->user != nullptr; }
   /// The user-defined distribution wrapped, or null.
   [[nodiscard]] const UserDistribution<N>* user_distribution() const noexcept { return state_->user.get(); }
+  /// The box set of a distribution made by `from_box_set`, or null.
+  [[nodiscard]] const BoxSet<N>* box_set() const noexcept {
+    const auto* b = dynamic_cast<const BoxSetDistribution<N>*>(state_->user.get());
+    return b ? &b->box_set() : nullptr;
+  }
+  /// False if some indices of the domain have no owner (a box set with holes); such indices are
+  /// stored nowhere and skipped by every movement.
+  [[nodiscard]] bool covers_domain() const noexcept { return !state_->user || state_->user->covers_domain(); }
 
   /// True if every rank owns one box (every axis is block, cut, weights, general or collapsed):
   /// ghost layers can be kept along every axis.
@@ -247,9 +267,15 @@ class Distribution {
     if (s.empty()) return out;
     if (state_->user) {
       // Every piece must lie in one owned box (one patch of storage), whatever the user's pieces()
-      // returns: split each along its owner's boxes.
+      // returns: split each along its owner's boxes, unless the user promises it already does.
+      const auto given = state_->user->pieces(intersect(bounding_box(s), state_->domain));
+      if (state_->user->pieces_lie_in_owned_boxes()) {
+        for (const auto& piece : given)
+          for (const auto& part : intersect(piece.section, s)) out.push_back({part, piece.rank});
+        return out;
+      }
       std::map<int, BoxList<N>> boxes_of;
-      for (const auto& piece : state_->user->pieces(intersect(bounding_box(s), state_->domain))) {
+      for (const auto& piece : given) {
         auto it = boxes_of.find(piece.rank);
         if (it == boxes_of.end()) it = boxes_of.emplace(piece.rank, state_->user->owned_boxes(piece.rank)).first;
         for (const auto& part : intersect(piece.section, s))

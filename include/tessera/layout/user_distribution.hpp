@@ -56,7 +56,8 @@ class UserDistribution {
   /// The rank that owns `p` (`p` lies in `domain()`).
   [[nodiscard]] virtual int owner(const Point<N>& p) const = 0;
   /// The boxes `rank` owns: disjoint, inside `domain()`, none on a rank that owns nothing. Over all
-  /// ranks they must tile the domain, and `owner` must agree with them.
+  /// ranks they must tile the domain unless `covers_domain()` says otherwise, and `owner` must
+  /// agree with them.
   [[nodiscard]] virtual BoxList<N> owned_boxes(int rank) const = 0;
 
   /// Position of `p` in its owner's local storage. The default follows the patch layout: the
@@ -81,6 +82,14 @@ class UserDistribution {
         if (const auto part = intersect(b, box); !part.empty()) out.push_back({Section<N>::from_box(part), r});
     return out;
   }
+
+  /// True if every pieces() piece lies inside one owned box of its rank (one storage patch), so
+  /// `Distribution::pieces` need not split it along the owner's boxes. The default says no.
+  [[nodiscard]] virtual bool pieces_lie_in_owned_boxes() const noexcept { return false; }
+  /// False for a distribution whose boxes leave indices of the domain unowned (a box set with
+  /// holes: layout/box_set_distribution.hpp). Every movement skips unowned indices. The default
+  /// says the boxes tile the domain.
+  [[nodiscard]] virtual bool covers_domain() const noexcept { return true; }
 
   /// Same ownership of every index. The default compares names.
   [[nodiscard]] virtual bool equals(const UserDistribution& other) const { return name() == other.name(); }

@@ -10,7 +10,8 @@
 /// rank's boxes are found by asking the distribution who owns the boxes grown the other way; their
 /// receive lists are computed with the same function and the copies from this rank kept. Both sides
 /// therefore list the copies between them identically. Cost: O(neighbours x their pieces), never a
-/// loop over all ranks for dimensional distributions.
+/// loop over all ranks for dimensional distributions. For a box set the send side visits only the
+/// other ranks' boxes near this rank's (through the set's spatial index), one by one.
 
 #include <algorithm>
 #include <cstddef>
@@ -62,17 +63,70 @@ std::vector<Section<N>> ghost_sections(const Box<N>& ghost, const PatchLayout<N>
   return cartesian_product(per_axis);
 }
 
+/// Appends the copies that fill the ghost layers of patch `patch` (layout `p`) of `rank`.
+template <std::size_t N>
+void patch_halo_receives(const Distribution<N>& dist, const GhostSpec<N>& g, int rank, int patch,
+                         const PatchLayout<N>& p, std::vector<Copy<N>>& out) {
+  for (const auto& ghost : ghost_boxes(p.owned_box(), g))
+    for (const auto& wrapped : wrap_periodic(ghost, dist.domain(), g.periodic))
+      for (const auto& region : ghost_sections(wrapped.box, p))
+        for (const auto& [section, owner] : dist.pieces(region))
+          out.push_back({owner, section, rank, shift(section, -wrapped.offset), -1, patch});
+}
+
 /// Appends the copies that fill `rank`'s ghost layers.
 template <std::size_t N>
 void halo_receives(const Distribution<N>& dist, const GhostSpec<N>& g, int rank, std::vector<Copy<N>>& out) {
   const auto layout = StorageLayout<N>::make(dist, rank, g);
-  for (std::size_t patch = 0; patch < layout.patches().size(); ++patch) {
-    const PatchLayout<N>& p = layout.patches()[patch];
-    for (const auto& ghost : ghost_boxes(p.owned_box(), g))
-      for (const auto& wrapped : wrap_periodic(ghost, dist.domain(), g.periodic))
-        for (const auto& region : ghost_sections(wrapped.box, p))
-          for (const auto& [section, owner] : dist.pieces(region))
-            out.push_back({owner, section, rank, shift(section, -wrapped.offset), -1, static_cast<int>(patch)});
+  for (std::size_t patch = 0; patch < layout.patches().size(); ++patch)
+    patch_halo_receives(dist, g, rank, static_cast<int>(patch), layout.patches()[patch], out);
+}
+
+/// Appends the copies out of `rank`'s owned data into its neighbours' ghosts. Who can need my data:
+/// the owners of my boxes grown by the ghost widths turned around; their receive lists are computed
+/// as they compute them and the copies from me kept.
+template <std::size_t N>
+void halo_sends(const Distribution<N>& dist, const GhostSpec<N>& g, int rank, std::vector<Copy<N>>& out) {
+  std::vector<int> neighbours;
+  const auto mine = StorageLayout<N>::make(dist, rank, no_ghosts<N>());
+  for (const auto& patch : mine.patches())
+    for (const auto& wrapped : wrap_periodic(grow(patch.owned_box(), g.upper, g.lower), dist.domain(), g.periodic))
+      for (const auto& piece : dist.pieces(wrapped.box))
+        if (piece.rank != rank) neighbours.push_back(piece.rank);
+  std::sort(neighbours.begin(), neighbours.end());
+  neighbours.erase(std::unique(neighbours.begin(), neighbours.end()), neighbours.end());
+  for (int q : neighbours) {
+    std::vector<Copy<N>> theirs;
+    halo_receives(dist, g, q, theirs);
+    for (auto& c : theirs)
+      if (c.src_rank == rank) out.push_back(std::move(c));
+  }
+}
+
+/// Box sets: appends the copies out of `rank`'s boxes into the ghosts of other ranks' boxes. Only
+/// the boxes near one of `rank`'s (found through the set's index) are visited, and each one's
+/// receive list is computed exactly as its owner computes it, so both sides list the same copies;
+/// the cost is that of the neighbourhood, not of the neighbours' other boxes.
+template <std::size_t N>
+void box_set_halo_sends(const BoxSet<N>& set, const Distribution<N>& dist, const GhostSpec<N>& g, int rank,
+                        std::vector<Copy<N>>& out) {
+  std::vector<std::size_t> near;  // boxes of other ranks whose ghosts can reach one of mine
+  for (std::size_t b : set.boxes_of(rank))
+    for (const auto& wrapped : wrap_periodic(grow(set.box(b), g.upper, g.lower), dist.domain(), g.periodic))
+      set.for_each_meeting(wrapped.box, [&](std::size_t c) {
+        if (set.owner(c) != rank) near.push_back(c);
+      });
+  std::sort(near.begin(), near.end());
+  near.erase(std::unique(near.begin(), near.end()), near.end());
+  std::vector<Copy<N>> theirs;
+  for (std::size_t c : near) {
+    const int q = set.owner(c);
+    const auto boxes_of_q = set.boxes_of(q);
+    const auto patch = static_cast<int>(std::lower_bound(boxes_of_q.begin(), boxes_of_q.end(), c) - boxes_of_q.begin());
+    theirs.clear();
+    patch_halo_receives(dist, g, q, patch, StorageLayout<N>::box_patch(set.box(c), g), theirs);
+    for (auto& copy : theirs)
+      if (copy.src_rank == rank) out.push_back(std::move(copy));
   }
 }
 
@@ -88,21 +142,10 @@ template <std::size_t N>
   if (g.none()) return plan;
   std::vector<Copy<N>> copies;
   detail::halo_receives(dist, g, rank, copies);
-  // Who can need my data: the owners of my boxes grown by the ghost widths turned around.
-  std::vector<int> neighbours;
-  const auto mine = StorageLayout<N>::make(dist, rank, no_ghosts<N>());
-  for (const auto& patch : mine.patches())
-    for (const auto& wrapped : wrap_periodic(grow(patch.owned_box(), g.upper, g.lower), dist.domain(), g.periodic))
-      for (const auto& piece : dist.pieces(wrapped.box))
-        if (piece.rank != rank) neighbours.push_back(piece.rank);
-  std::sort(neighbours.begin(), neighbours.end());
-  neighbours.erase(std::unique(neighbours.begin(), neighbours.end()), neighbours.end());
-  for (int q : neighbours) {
-    std::vector<Copy<N>> theirs;
-    detail::halo_receives(dist, g, q, theirs);
-    for (auto& c : theirs)
-      if (c.src_rank == rank) copies.push_back(std::move(c));
-  }
+  if (const BoxSet<N>* set = dist.box_set())
+    detail::box_set_halo_sends(*set, dist, g, rank, copies);
+  else
+    detail::halo_sends(dist, g, rank, copies);
   for (const auto& c : copies) plan.copy(c.src_rank, c.src, c.dst_rank, c.dst, c.src_patch, c.dst_patch);
   plan.canonical_order();
   return plan;

@@ -127,16 +127,7 @@ class StorageLayout {
     StorageLayout layout;
     layout.order_ = ghosts.order;
     if (dist.is_user_defined()) {
-      for (const auto& box : dist.owned_boxes(rank)) {
-        PatchLayout<N> p;
-        for (std::size_t d = 0; d < N; ++d) {
-          p.axes[d].first = box.lo[d];
-          p.axes[d].count = box.hi[d] - box.lo[d];
-          p.axes[d].ghost_lo = ghosts.lower[d];
-          p.axes[d].ghost_hi = ghosts.upper[d];
-        }
-        layout.add(std::move(p));
-      }
+      for (const auto& box : dist.owned_boxes(rank)) layout.add(box_patch(box, ghosts));
       return layout;
     }
     const auto position = dist.grid().position_of(rank);
@@ -159,6 +150,20 @@ class StorageLayout {
     }
     layout.add(std::move(p));
     return layout;
+  }
+
+  /// The patch of an owned box with ghost layers `ghosts` (every axis an interval), before it is
+  /// placed in a buffer (offset, strides and size unset): what a user-defined distribution stores
+  /// per box, and what a box set's halo plan needs of a neighbour's box.
+  [[nodiscard]] static PatchLayout<N> box_patch(const Box<N>& box, const GhostSpec<N>& ghosts) {
+    PatchLayout<N> p;
+    for (std::size_t d = 0; d < N; ++d) {
+      p.axes[d].first = box.lo[d];
+      p.axes[d].count = box.hi[d] - box.lo[d];
+      p.axes[d].ghost_lo = ghosts.lower[d];
+      p.axes[d].ghost_hi = ghosts.upper[d];
+    }
+    return p;
   }
 
   /// The patches, in the order of the owned boxes.
