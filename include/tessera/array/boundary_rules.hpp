@@ -43,6 +43,9 @@ namespace tessera {
 /// The rules one writes into `BoundaryRules` (see the file comment).
 namespace boundary {
 
+/// No rule: the cells keep what the program wrote there (to clear a side set before).
+struct None {};
+[[nodiscard]] inline None none() { return {}; }
 /// Mirror image about the boundary face; `sign` -1 negates it (odd symmetry: the value is 0 on
 /// the face). Throws `Error(invalid_argument)` for a sign other than 1 or -1.
 struct Reflect {
@@ -127,6 +130,7 @@ class BoundaryRules {
     if (axis >= N) fail_argument(where, "axis", axis, detail::concat("must be < ", N));
     return sides_[axis][static_cast<std::size_t>(s)];
   }
+  static Side make(boundary::None) { return Side{}; }
   static Side make(const boundary::Reflect& r) {
     if constexpr (!requires(const T& x) { T(-x); }) {
       if (r.sign < 0) fail_argument("BoundaryRules", "reflect sign", r.sign, "needs an element type with unary minus");
