@@ -242,7 +242,7 @@ class DistArray final {
   /// that every rank could allocate them: if one could not, every rank throws
   /// `Error(out_of_memory)` and nothing moved (docs/arrays.md, "Memory").
   void update_ghosts() {
-    const auto checked = check_call("DistArray::update_ghosts");
+    const auto checked = check_call("DistArray::update_ghosts", boundary_.kinds().hash());
     begin_update_ghosts();
     end_update_ghosts();
   }
@@ -251,7 +251,8 @@ class DistArray final {
   /// written; ghosts must not be touched. The boundary rules are applied by `end_update_ghosts`;
   /// a rule that reads cells no patch stores is rejected here, on every rank, before anything moves.
   void begin_update_ghosts() {
-    const auto checked = check_call("DistArray::begin_update_ghosts");
+    // The kinds of the boundary rules too: a rank with rules agrees on their reads, one without does not.
+    const auto checked = check_call("DistArray::begin_update_ghosts", boundary_.kinds().hash());
     if (ghost_update_)
       fail(ErrorCode::invalid_argument, "DistArray::begin_update_ghosts: a ghost update is already in flight");
     prepare_boundary();
