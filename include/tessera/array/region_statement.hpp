@@ -27,6 +27,7 @@
 /// is the caller's business: call `update_ghosts` first (or read only an interior while a
 /// split-phase update is in flight).
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <tuple>
@@ -167,15 +168,31 @@ AccessCursor<U, N> cursor(const NeighbourhoodRead<U, N>& r, std::size_t patch) {
   return {r.array->stencil_access(patch)};
 }
 
-// The owned-relative indices of one axis of a patch that lie in [lo, hi): a range for interval
-// axes, a list for compacted ones; and their global indices.
+// The owned-relative indices of one axis of a patch that lie in [lo, hi), and their global
+// indices: a range along interval axes (nothing allocated), lists along compacted ones.
 struct AxisPart {
-  std::vector<index_t> rel, global;
   bool contiguous = true;
+  index_t begin = 0, end = 0, first = 0;  // interval axes: [begin, end), global index first + rel
+  std::vector<index_t> rel, global;       // compacted axes
+  [[nodiscard]] std::size_t size() const noexcept {
+    return contiguous ? static_cast<std::size_t>(end - begin) : rel.size();
+  }
+  [[nodiscard]] index_t rel_at(std::size_t j) const noexcept {
+    return contiguous ? begin + static_cast<index_t>(j) : rel[j];
+  }
+  [[nodiscard]] index_t global_at(std::size_t j) const noexcept {
+    return contiguous ? first + begin + static_cast<index_t>(j) : global[j];
+  }
 };
 inline AxisPart axis_part(const AxisMap& a, index_t lo, index_t hi) {
   AxisPart part;
   part.contiguous = a.is_interval();
+  if (part.contiguous) {
+    part.first = a.first;
+    part.begin = std::max<index_t>(0, lo - a.first);
+    part.end = std::max(part.begin, std::min(a.count, hi - a.first));
+    return part;
+  }
   for (index_t i = 0; i < a.count; ++i) {
     const index_t g = a.global(a.ghost_lo + i);
     if (g >= lo && g < hi) part.rel.push_back(i), part.global.push_back(g);
@@ -201,14 +218,14 @@ void run_statement(const char* where, const Box<N>& region, DistArray<T, N>& tar
     bool empty = false;
     for (std::size_t d = 0; d < N; ++d) {
       parts[d] = axis_part(p.axes[d], region.lo[d], region.hi[d]);
-      empty = empty || parts[d].rel.empty();
+      empty = empty || parts[d].size() == 0;
     }
     if (empty) continue;
     const ShiftCursor<T, N> out = shift_cursor(target.data(), p, Point<N>{});
     const auto cursors = std::make_tuple(cursor(reads, k)...);
     std::array<std::size_t, N> pos{};
     Point<N> rel, point;
-    for (std::size_t d = 0; d < N; ++d) rel[d] = parts[d].rel[0], point[d] = parts[d].global[0];
+    for (std::size_t d = 0; d < N; ++d) rel[d] = parts[d].rel_at(0), point[d] = parts[d].global_at(0);
     const AxisPart& in = parts[inner];
     for (bool more = true; more;) {
       const StridedRow<T> dst = out.row(rel, inner);
@@ -227,9 +244,8 @@ void run_statement(const char* where, const Box<N>& region, DistArray<T, N>& tar
                   rows);
             };
             if (in.contiguous) {
-              const index_t first = in.rel.front(), last = in.rel.back();
-              for (index_t i = first; i <= last; ++i) {
-                if constexpr (with_point) point[inner] = in.global[static_cast<std::size_t>(i - first)];
+              for (index_t i = in.begin; i < in.end; ++i) {
+                if constexpr (with_point) point[inner] = in.first + i;
                 body(i);
               }
             } else {
@@ -243,13 +259,13 @@ void run_statement(const char* where, const Box<N>& region, DistArray<T, N>& tar
       more = false;
       for (std::size_t d = N; d-- > 0;) {  // odometer over the other axes
         if (d == inner) continue;
-        if (++pos[d] < parts[d].rel.size()) {
-          rel[d] = parts[d].rel[pos[d]], point[d] = parts[d].global[pos[d]];
+        if (++pos[d] < parts[d].size()) {
+          rel[d] = parts[d].rel_at(pos[d]), point[d] = parts[d].global_at(pos[d]);
           more = true;
           break;
         }
         pos[d] = 0;
-        rel[d] = parts[d].rel[0], point[d] = parts[d].global[0];
+        rel[d] = parts[d].rel_at(0), point[d] = parts[d].global_at(0);
       }
     }
   }
