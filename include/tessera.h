@@ -379,7 +379,32 @@ tessera_status tessera_array_copy_out(tessera_array array, const tessera_box* re
 tessera_status tessera_array_copy_in(tessera_array array, const tessera_box* region, tessera_type type,
                                      const void* buffer, const tessera_box* buffer_box);
 
-/** Collective: fills every ghost layer from the owners of those indices. */
+/** What ghost updates write into the ghost cells outside the domain box on one side of one axis
+ *  (ZPL's reflect; wrap is periodicity, in tessera_ghosts). Applied after the exchange, axis by
+ *  axis in increasing order, so a corner holds what the last axis's rule gives (docs/arrays.md). */
+typedef enum tessera_boundary {
+  TESSERA_BOUNDARY_NONE = 0,        /**< left as the program wrote them (the default) */
+  TESSERA_BOUNDARY_REFLECT = 1,     /**< the mirror image about the face: ghost lo-1-k holds lo+k */
+  TESSERA_BOUNDARY_REFLECT_ODD = 2, /**< the mirror image negated (odd symmetry) */
+  TESSERA_BOUNDARY_CONSTANT = 3,    /**< one value: `value` points to an element of the array's type */
+  TESSERA_BOUNDARY_EXTRAPOLATE = 4  /**< linear, through the two cells nearest the face */,
+  /* Not values: they make the enum span every int, so that C++ reads any int a C caller passes
+     without undefined behaviour, and the library can reject it with an error. */
+  TESSERA_BOUNDARY_MIN_ENUM_ = -0x7FFFFFFF - 1,
+  TESSERA_BOUNDARY_MAX_ENUM_ = 0x7FFFFFFF
+} tessera_boundary;
+/** Sets the rule of one side of `axis` (`high` 0: the low side, 1: the high side) that every later
+ *  ghost update of `array` applies; the other sides keep theirs. `type` and `value` are read for
+ *  TESSERA_BOUNDARY_CONSTANT only (`type` must be the array's). Not collective, but every rank
+ *  must set the same rules. TESSERA_ERR_INVALID_ARGUMENT for a rule along a periodic axis, a
+ *  reflect wider than the domain, an extrapolation across a domain one cell wide or of
+ *  TESSERA_INDEX elements; a ghost update whose rule reads cells a thin rank does not store fails
+ *  on every rank before anything moves. */
+tessera_status tessera_array_set_boundary(tessera_array array, int axis, int high, tessera_boundary rule,
+                                          tessera_type type, const void* value);
+
+/** Collective: fills every ghost layer from the owners of those indices, then applies the
+ *  boundary rules (tessera_array_set_boundary). */
 tessera_status tessera_array_update_ghosts(tessera_array array);
 /** Collective: starts a ghost update; owned elements other ranks do not mirror may be written
  *  until tessera_array_end_update_ghosts. TESSERA_ERR_CALL_ORDER if one is in flight. */

@@ -100,20 +100,21 @@ void serial_jacobi(Plain& a, Plain& b, const Box<2>& region, int sweeps, double 
   }
 }
 
-/// The same sweeps over a distributed pair: refresh the ghosts of the input, then one stencil pass.
+/// The same sweeps over a distributed pair: refresh the ghosts of the input, then ZPL's
+/// `[region] out := jacobi(in@north, in@south, in@west, in@east, h²f)` as one region statement.
 void dist_jacobi(tessera::DistArray<double, 2>& a, tessera::DistArray<double, 2>& b, const Box<2>& region,
                  int sweeps, double h) {
+  constexpr Point<2> north{-1, 0}, south{1, 0}, west{0, -1}, east{0, 1};
   for (int s = 0; s < sweeps; ++s) {
     tessera::DistArray<double, 2>& in = s % 2 == 0 ? a : b;
     tessera::DistArray<double, 2>& out = s % 2 == 0 ? b : a;
     in.update_ghosts();
-    tessera::apply_stencil(
-        in, out,
-        [h](const auto& acc, const Point<2>& p) {
-          return jacobi(acc(p + Point<2>{-1, 0}), acc(p + Point<2>{1, 0}), acc(p + Point<2>{0, -1}),
-                        acc(p + Point<2>{0, 1}), h * h * source(centre(p[0], h), centre(p[1], h)));
+    tessera::assign(
+        region, out,
+        [h](const Point<2>& p, double n, double so, double w, double e) {
+          return jacobi(n, so, w, e, h * h * source(centre(p[0], h), centre(p[1], h)));
         },
-        region);
+        tessera::at(in, north), tessera::at(in, south), tessera::at(in, west), tessera::at(in, east));
   }
 }
 

@@ -27,6 +27,7 @@
 #include "tessera/array/dist_array.hpp"
 #include "tessera/array/remap.hpp"
 #include "tessera/array/fused_ghosts.hpp"
+#include "tessera/array/region_statement.hpp"
 #include "tessera/scalapack/descriptor.hpp"
 #include "tessera/balance/availability.hpp"
 #include "tessera/balance/balancer.hpp"

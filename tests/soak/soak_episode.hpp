@@ -96,6 +96,7 @@ class Episode {
         {"balancer-steps", 5, &Episode::balancer_steps},
         {"withdraw-readd", 6, &Episode::withdraw_or_readd},
         {"ghosts", 12, &Episode::ghosts},
+        {"boundary-ghosts", 5, &Episode::boundary_ghosts},
         {"copy-section", 6, &Episode::copy_sections},
         {"copy", 4, &Episode::copy_across},
         {"transpose", 6, &Episode::transposes},
@@ -205,6 +206,43 @@ class Episode {
       u_->update_ghosts();
     }
     check_ghosts("u", *u_, su_, c_.tally);
+  }
+
+  // A ghost update of u with random boundary rules on every non-periodic side (reflect, odd
+  // reflect, constant, extrapolate), then every requested ghost, outside the domain too, checked.
+  // A rule a thin rank cannot follow must fail on every rank alike. The rules are cleared after, so
+  // that a later redistribution cannot make the plain "ghosts" operation fail.
+  void boundary_ghosts() {
+    namespace bc = tessera::boundary;
+    BoundaryRules<double, N> rules;
+    for (std::size_t d = 0; d < N; ++d) {
+      if (ghosts_.periodic[d]) continue;
+      for (int side = 0; side < 2; ++side) {
+        const index_t width = side ? ghosts_.upper[d] : ghosts_.lower[d];
+        const auto set = [&](const auto& r) { side ? rules.high(d, r) : rules.low(d, r); };
+        const auto pick = c_.rng() % 4;
+        if (pick < 2 && width <= extent(box_, d)) {
+          set(bc::reflect(pick == 0 ? 1 : -1));
+        } else if (pick == 3 && extent(box_, d) >= 2) {
+          set(bc::extrapolate());
+        } else {
+          set(bc::constant(any_delta()));
+        }
+      }
+    }
+    u_->set_boundary(rules);
+    int failed = 0;
+    try {
+      u_->update_ghosts();
+    } catch (const Error& e) {
+      failed = 1;
+      if (std::string(e.what()).find("reads") == std::string::npos) c_.tally.fail(std::string("unexpected error: ") + e.what());
+    }
+    int failures = 0;
+    MPI_Allreduce(&failed, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (failures != 0 && failures != c_.comm.size()) c_.tally.fail("a boundary rule failed on some ranks only");
+    if (!failed) check_ghosts_with_rules("u", *u_, su_, rules, c_.tally);
+    u_->set_boundary({});
   }
 
   // copy_section of a random box onto a random place, within u (overlaps allowed) or into w.

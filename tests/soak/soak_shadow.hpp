@@ -131,6 +131,46 @@ void check_ghosts(const char* name, const DistArray<double, N>& a, const Shadow<
   });
 }
 
+/// What boundary rules `rules` (no side `none`, no `function`) put at ghost point q, from the
+/// shadow: the rule of the highest non-periodic axis along which q is outside, reading what the
+/// lower axes' rules give (docs/arrays.md, "Boundary rules"). Written from points, not from the
+/// fill plan.
+template <std::size_t N>
+double boundary_value(const Shadow<N>& s, const GhostSpec<N>& g, const BoundaryRules<double, N>& rules, Point<N> q) {
+  int axis = -1;
+  for (std::size_t d = 0; d < N; ++d)
+    if (!g.periodic[d] && (q[d] < s.box.lo[d] || q[d] >= s.box.hi[d])) axis = static_cast<int>(d);
+  if (axis < 0) return s[*testing::wrap_point(s.box, g.periodic, q)];
+  const auto d = static_cast<std::size_t>(axis);
+  const bool high = q[d] >= s.box.hi[d];
+  const auto& rule = rules.side(d, high);
+  if (rule.kind == BoundaryKind::constant) return rule.value;
+  const index_t near = high ? s.box.hi[d] - 1 : s.box.lo[d];
+  const index_t k = high ? q[d] - near : near - q[d];  // cells beyond the nearest inside
+  if (rule.kind == BoundaryKind::reflect) {
+    q[d] = high ? near - (k - 1) : near + (k - 1);
+    const double v = boundary_value(s, g, rules, q);
+    return rule.negate ? -v : v;
+  }
+  q[d] = near;
+  const double a = boundary_value(s, g, rules, q);
+  q[d] = high ? near - 1 : near + 1;
+  const double b = boundary_value(s, g, rules, q);
+  return a + static_cast<double>(k) * (a - b);
+}
+
+/// Every ghost element the spec asks to fill, outside the domain too, against `boundary_value`.
+template <std::size_t N>
+void check_ghosts_with_rules(const char* name, const DistArray<double, N>& a, const Shadow<N>& s,
+                             const BoundaryRules<double, N>& rules, Tally& tally) {
+  const GhostSpec<N>& g = a.ghosts();
+  testing::for_each_stored(a.layout(), [&](const PatchLayout<N>& patch, const Point<N>& q, index_t offset, bool owned) {
+    if (owned || !testing::in_requested_ghost(patch.owned_box(), g, q)) return;
+    tally.compare(a.storage()[static_cast<std::size_t>(offset)], boundary_value(s, g, rules, q),
+                  [&] { return describe(name, q) + " (ghost with boundary rules)"; });
+  });
+}
+
 /// A whole array in row-major order (a gather) against the shadow.
 template <std::size_t N>
 void check_whole(const char* name, const std::vector<double>& whole, const Shadow<N>& s, Tally& tally) {

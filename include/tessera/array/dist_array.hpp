@@ -34,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "tessera/array/boundary_rules.hpp"
 #include "tessera/array/domain.hpp"
 #include "tessera/array/reduce.hpp"
 #include "tessera/array/storage.hpp"
@@ -47,6 +48,10 @@
 #include "tessera/plan/schedule_builders.hpp"
 
 namespace tessera {
+
+namespace detail {
+struct GhostBoundary;  // lets the fused update_ghosts(u, v, ...) apply each array's boundary rules
+}
 
 /// A rank's view of one patch of its storage: a dense N-d array (row-major, or column-major for an
 /// array made with `GhostSpec::column_major()`: `strides` tell) whose local index runs
@@ -135,7 +140,10 @@ class DistArray final {
   DistArray(DistArray&& other) noexcept
       : domain_(other.domain_),
         storage_(std::move(other.storage_)),
-        ghost_update_(std::move(other.ghost_update_)) {
+        ghost_update_(std::move(other.ghost_update_)),
+        boundary_(std::move(other.boundary_)),
+        boundary_fills_(std::move(other.boundary_fills_)),
+        boundary_dist_(other.boundary_dist_) {
     other.live_ = false;
     domain_.replace(&other.storage_, &storage_);
   }
@@ -234,17 +242,20 @@ class DistArray final {
   /// that every rank could allocate them: if one could not, every rank throws
   /// `Error(out_of_memory)` and nothing moved (docs/arrays.md, "Memory").
   void update_ghosts() {
-    const auto checked = check_call("DistArray::update_ghosts");
+    const auto checked = check_call("DistArray::update_ghosts", boundary_.kinds().hash());
     begin_update_ghosts();
     end_update_ghosts();
   }
   /// Collective: starts a ghost update (receives posted, faces sent). Owned elements may be read
   /// and written before `end_update_ghosts`, except those other ranks' ghosts mirror must not be
-  /// written; ghosts must not be touched.
+  /// written; ghosts must not be touched. The boundary rules are applied by `end_update_ghosts`;
+  /// a rule that reads cells no patch stores is rejected here, on every rank, before anything moves.
   void begin_update_ghosts() {
-    const auto checked = check_call("DistArray::begin_update_ghosts");
+    // The kinds of the boundary rules too: a rank with rules agrees on their reads, one without does not.
+    const auto checked = check_call("DistArray::begin_update_ghosts", boundary_.kinds().hash());
     if (ghost_update_)
       fail(ErrorCode::invalid_argument, "DistArray::begin_update_ghosts: a ghost update is already in flight");
+    prepare_boundary();
     const Domain<N>& dom = domain_;
     const Distribution<N>& dist = dom.distribution();
     // Two arrays of one type and ghost spec in flight at once get two movers (the cache's slots).
@@ -256,7 +267,8 @@ class DistArray final {
     storage_.watch(mover.get());  // the domain refuses to move the storage while it is in flight
     ghost_update_ = std::move(mover);
   }
-  /// Collective: completes the update `begin_update_ghosts` started.
+  /// Collective: completes the update `begin_update_ghosts` started, then applies the boundary
+  /// rules (`set_boundary`) to the ghost cells outside the domain.
   void end_update_ghosts() {
     const auto checked = check_call("DistArray::end_update_ghosts");
     if (!ghost_update_)
@@ -265,13 +277,32 @@ class DistArray final {
     auto mover = std::move(ghost_update_);
     storage_.watch(nullptr);
     detail::discard_on_throw(domain_.cache(), mover.get(), [&] { mover->wait(); });
+    fill_boundary();
   }
   /// True while a ghost update started by `begin_update_ghosts` is not yet completed.
   [[nodiscard]] bool ghost_update_in_flight() const noexcept { return static_cast<bool>(ghost_update_); }
 
+  /// Sets the rules that every later ghost update applies to the ghost cells outside the domain
+  /// box, after its exchange (array/boundary_rules.hpp; which cells, in which order:
+  /// plan/boundary_fill.hpp). Not collective, but must be called alike on every rank. Throws
+  /// `Error(invalid_argument)`, leaving the rules as they were, for a rule along a periodic axis,
+  /// a reflect wider than the domain, an extrapolation across a domain one cell wide, or while a
+  /// ghost update is in flight. A rule whose reads a thin patch does not store is found by the
+  /// next ghost update, which throws on every rank before anything moves.
+  void set_boundary(BoundaryRules<T, N> rules) {
+    constexpr const char* where = "DistArray::set_boundary";
+    check_boundary_kinds(where, rules.kinds(), ghosts(), domain_.box());
+    if (ghost_update_in_flight()) fail(ErrorCode::invalid_argument, where, ": a ghost update is in flight");
+    boundary_ = std::move(rules);
+    boundary_fills_.reset();
+  }
+  /// The boundary rules ghost updates apply (none by default).
+  [[nodiscard]] const BoundaryRules<T, N>& boundary() const noexcept { return boundary_; }
+
   /// Collective: the reverse of `update_ghosts` — every ghost element is combined with `op` into
   /// the element it mirrors (e.g. particle deposits summed into their owners). Ghosts keep their
-  /// values. Throws `Error(invalid_argument)` if T does not support `op`.
+  /// values. Boundary rules play no part: the ghost cells they set mirror no element, so nothing
+  /// is combined from them. Throws `Error(invalid_argument)` if T does not support `op`.
   void accumulate_ghosts(CombineOp op = CombineOp::add) {
     const auto checked = check_call("DistArray::accumulate_ghosts", op);
     if (ghost_update_in_flight())
@@ -402,6 +433,26 @@ class DistArray final {
   }
 
  private:
+  friend struct detail::GhostBoundary;
+
+  // Collective the first time after the rules or the distribution changed: makes this rank's fill
+  // plan and agrees across ranks that every rule's reads are stored (a thin patch may not hold them).
+  void prepare_boundary() {
+    if (boundary_.none()) return;
+    const std::uint64_t dist_hash = distribution().hash();
+    if (boundary_fills_ && boundary_dist_ == dist_hash) return;
+    const BoundaryKinds<N> kinds = boundary_.kinds();
+    auto fills = boundary_fills(layout(), domain_.box(), ghosts(), kinds);
+    domain_.comm().agree(check_boundary_reads("DistArray::update_ghosts", fills, layout(), kinds, domain_.box()));
+    boundary_fills_ = std::move(fills);
+    boundary_dist_ = dist_hash;
+  }
+  // After the exchange: the ghost cells outside the domain from the rules (prepare_boundary first).
+  void fill_boundary() {
+    if (boundary_.none() || !boundary_fills_) return;
+    detail::apply_boundary_fills(data(), layout(), *boundary_fills_, boundary_);
+  }
+
   // Checked mode (exchange/collective_check.hpp): the operation, which array of the domain this is,
   // its distribution, ghosts and element size, and `args` must be the same on every rank.
   template <class... Args>
@@ -479,50 +530,29 @@ class DistArray final {
   // owned here if the cache would not keep it). Movers are found in the cache per call, by the
   // current distribution: nothing here goes stale when the domain moves the storage.
   ExecutorHandle<Mover> ghost_update_;
+  BoundaryRules<T, N> boundary_;
+  // The fill plan of the rules on this rank, made for the distribution whose hash is kept with it.
+  std::optional<std::vector<BoundaryFill<N>>> boundary_fills_;
+  std::uint64_t boundary_dist_ = 0;
   bool live_ = true;
 };
 
-/// Collective-free stencil sweep, ZPL's shift idiom: for every point p this rank owns in `out`
-/// (within `region`, by default everywhere), `out[p] = f(acc, p)`, where `acc(q)` reads `in` at
-/// global point q through its ghost layers. ZPL's `B := A@[0,-1] + A@[0,1]` is
-/// \code
-///   tessera::DistArray<double, 2> a(dom, tessera::ghosts<2>(1).faces_only()), b(dom);
-///   a.update_ghosts();                               // ghosts must hold the neighbours' values
-///   tessera::apply_stencil(a, b, [](const auto& acc, const tessera::Point<2>& p) {
-///     return acc(p + tessera::Point<2>{0, -1}) + acc(p + tessera::Point<2>{0, 1});
-///   });
-/// \endcode
-/// Both arrays must be over the same domain, whose distribution owns boxes (interval kinds along
-/// every axis, or a user-defined distribution), and `in`'s ghosts must cover every offset `f`
-/// reads (unchecked, for speed). Pass an interior `region` to overlap the sweep with
-/// `begin_update_ghosts`/`end_update_ghosts`. Throws `Error(invalid_argument)` if the arrays are
-/// over different domains, are the same array, or the distribution has cyclic or irregular axes.
-template <class T, std::size_t N, class F>
-  requires(N >= 1)
-void apply_stencil(const DistArray<T, N>& in, DistArray<T, N>& out, F&& f, const Box<N>& region) {
-  constexpr const char* where = "apply_stencil";
-  if (!in.domain().same_as(out.domain()))
-    fail_argument(where, "out", "an array over another domain", "must be over the domain of 'in'");
-  if (static_cast<const void*>(&in) == static_cast<const void*>(&out))
-    fail_argument(where, "out", "the input array", "must be another array: the sweep would read values it wrote");
-  const Distribution<N>& dist = in.distribution();
-  if (!dist.is_user_defined() && !dist.owns_boxes())
-    fail_argument(where, "distribution", dist,
-                  "has cyclic or irregular axes: neighbours are not in ghost layers there");
-  T* out_data = out.data();
-  for (std::size_t k = 0; k < out.layout().patches().size(); ++k) {
-    const PatchLayout<N>& p = out.layout().patches()[k];
-    const auto acc = in.stencil_access(k);
-    for_each_point(intersect(p.owned_box(), region),
-                   [&](const Point<N>& q) { out_data[p.element_offset(q)] = f(acc, q); });
+namespace detail {
+/// The two steps of a ghost update that apply an array's boundary rules, for the fused update.
+struct GhostBoundary {
+  template <class T, std::size_t N>
+  static void prepare(DistArray<T, N>& a) {
+    a.prepare_boundary();
   }
-}
-
-/// `apply_stencil` over every owned point.
-template <class T, std::size_t N, class F>
-  requires(N >= 1)
-void apply_stencil(const DistArray<T, N>& in, DistArray<T, N>& out, F&& f) {
-  apply_stencil(in, out, std::forward<F>(f), in.domain().box());
-}
+  template <class T, std::size_t N>
+  static void fill(DistArray<T, N>& a) {
+    a.fill_boundary();
+  }
+};
+}  // namespace detail
 
 }  // namespace tessera
+
+// apply_stencil, which is a region statement (assign with an around() read), is defined there:
+// included last, so that code including only this header keeps finding it.
+#include "tessera/array/region_statement.hpp"

@@ -30,7 +30,7 @@
 namespace tessera {
 
 /// Collective: fills the ghost layers of every array given, as each array's `update_ghosts()`
-/// would, in one execution when that is faster (see the file comment). The arrays may hold
+/// would (each array's boundary rules applied after the exchange), in one execution when that is faster (see the file comment). The arrays may hold
 /// different element types but must be over the same domain with equal ghost specs. After the
 /// first call for a given set of element sizes nothing allocates.
 /// Throws `Error(invalid_argument)` on every rank if the arrays are over different domains, have
@@ -70,12 +70,17 @@ requires(N >= 1) void update_ghosts(DistArray<T0, N>& first, DistArray<Ts, N>&..
         bytes_per_element, [&] { return halo_schedule(dist, g, dom.rank(), &dom.cache()); },
         [&](std::shared_ptr<const Schedule> s) { return make_fused_mover_if_small(dom.comm(), std::move(s), sizes); });
     if (fused) {
+      // As begin_update_ghosts: a rule that cannot be applied is rejected before anything moves.
+      detail::GhostBoundary::prepare(first);
+      (detail::GhostBoundary::prepare(rest), ...);
       const auto at = [](auto& a) -> void* {
         return a.data() != nullptr ? static_cast<void*>(a.data()) : static_cast<void*>(detail::empty_storage);
       };
       const std::array<void*, count> dst{at(first), at(rest)...};
       const std::array<const void*, count> src{at(first), at(rest)...};
       detail::discard_on_throw(dom.cache(), fused.get(), [&] { fused->run(src, dst); });
+      detail::GhostBoundary::fill(first);
+      (detail::GhostBoundary::fill(rest), ...);
     } else {
       first.begin_update_ghosts();
       (rest.begin_update_ghosts(), ...);

@@ -175,6 +175,30 @@ void update_cases(int cases, index_t max_extent) {
   }
 }
 
+// Boundary rules and region statements in a loop: after the first update (which makes the fill
+// plan) and the first statements, nothing allocates (no temporaries, no per-call plans).
+TEST(ArrayGhosts, BoundaryRulesAndStatementsAllocateNothingWhenRepeated) {
+  Communicator comm(MPI_COMM_WORLD);
+  const Box<2> box({0, 0}, {13, 11});
+  Domain<2> dom(comm, Distribution<2>(box, ProcGrid<2>::automatic(comm.size(), {13, 11}), {block(), block()}));
+  DistArray<double, 2> a(dom, ghosts<2>(1)), b(dom, ghosts<2>(1).column_major());
+  a.set_boundary(BoundaryRules<double, 2>()
+                     .along(0, boundary::reflect(-1))
+                     .low(1, boundary::constant(2.0))
+                     .high(1, boundary::function([](const Point<2>& p) { return double(p[0]); })));
+  a.for_each_owned([](const Point<2>& p, double& x) { x = value_of(p); });
+  const auto step = [&] {
+    a.update_ghosts();
+    assign(b, [](double n, double s, double w, double e) { return n + s + w + e; }, at(a, Point<2>{-1, 0}),
+           at(a, Point<2>{1, 0}), at(a, Point<2>{0, -1}), at(a, Point<2>{0, 1}));
+    apply_stencil(a, b, [](const auto& acc, const Point<2>& p) { return acc(p + Point<2>{1, 1}); });
+  };
+  step();
+  const long before = g_allocations.load();
+  for (int it = 0; it < 3; ++it) step();
+  EXPECT_EQ(g_allocations.load() - before, 0);
+}
+
 TEST(ArrayGhosts, UpdateFillsWhatTheReferenceSays1D) { update_cases<1>(60, 30); }
 TEST(ArrayGhosts, UpdateFillsWhatTheReferenceSays2D) { update_cases<2>(50, 12); }
 TEST(ArrayGhosts, UpdateFillsWhatTheReferenceSays3D) { update_cases<3>(30, 6); }
