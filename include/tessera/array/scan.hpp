@@ -83,18 +83,24 @@ struct ScanSegment {
 
 /// Walks the owned elements of patch `in` and the same elements of patch `out` (a patch of the
 /// same distribution, perhaps with other ghosts or storage order) segment by segment: `begin(line,
-/// start)` opens a segment, `element(in_offset, out_offset)` visits its elements in line order.
+/// start)` opens a segment, `stretch(in_offset, out_offset, count, in_step, out_step)` hands over
+/// the next `count` of its elements in line order (evenly spaced in both buffers), so that the
+/// caller's loop over them keeps its running value in a register.
 /// `axis` empty: one line, the box in row-major order (line 0, start = row-major position);
 /// otherwise the lines along *axis (line = row-major position in the box without the axis,
 /// start = index along the axis). Two walks of one patch visit the same sequence.
-template <std::size_t N, class Begin, class Element>
+template <std::size_t N, class Begin, class Stretch>
 void walk_segments(const PatchLayout<N>& in, const PatchLayout<N>& out, const Box<N>& box,
-                   std::optional<std::size_t> axis, Begin&& begin, Element&& element) {
+                   std::optional<std::size_t> axis, Begin&& begin, Stretch&& stretch) {
   const std::size_t inner = axis.value_or(N - 1);
+  // Global indices per local index, tabulated for the outer axes and for a compacted inner one
+  // (an interval inner axis is one stretch per row: no table, no pass over one).
+  const bool interval = in.axes[inner].is_interval();
   std::array<std::vector<index_t>, N> global;
   for (std::size_t d = 0; d < N; ++d) {
     const AxisMap& a = in.axes[d];
     if (a.count == 0) return;
+    if (d == inner && interval) continue;
     global[d].resize(static_cast<std::size_t>(a.count));
     for (index_t i = 0; i < a.count; ++i) global[d][static_cast<std::size_t>(i)] = a.global(a.ghost_lo + i);
   }
@@ -121,16 +127,21 @@ void walk_segments(const PatchLayout<N>& in, const PatchLayout<N>& out, const Bo
     const index_t in_step = in.strides[inner], out_step = out.strides[inner];
     const index_t in_first = in_base + in.axes[inner].ghost_lo * in_step;
     const index_t out_first = out_base + out.axes[inner].ghost_lo * out_step;
-    for (index_t i = 0; i < count; ++i) {
-      const index_t g = along[static_cast<std::size_t>(i)];
+    // Stretches of consecutive global indices along `inner` (the whole row along an interval
+    // axis; single elements along a cyclic one).
+    for (index_t i = 0; i < count;) {
+      const index_t g = interval ? in.axes[inner].first + i : along[static_cast<std::size_t>(i)];
+      index_t end = interval ? count : i + 1;
+      while (end < count && along[static_cast<std::size_t>(end)] == along[static_cast<std::size_t>(end) - 1] + 1) ++end;
       if (axis) {
-        if (i == 0 || g != along[static_cast<std::size_t>(i) - 1] + 1) begin(position, g);
+        begin(position, g);
       } else {
         const index_t p = position + (g - box.lo[inner]);
         if (p != previous + 1) begin(index_t{0}, p);
-        previous = p;
+        previous = p + (end - i) - 1;
       }
-      element(in_first + i * in_step, out_first + i * out_step);
+      stretch(in_first + i * in_step, out_first + i * out_step, end - i, in_step, out_step);
+      i = end;
     }
     more = false;
     for (std::size_t d = N; d-- > 0;) {
@@ -203,11 +214,15 @@ void scan_lines(const DistArray<T, N>& in, DistArray<T, N>& out, std::optional<s
   const T* source = in.data();
   // 1. Each segment's total.
   std::vector<ScanSegment<T>> segments;
-  for (std::size_t k = 0; k < in_patches.size(); ++k)
+  for (std::size_t patch = 0; patch < in_patches.size(); ++patch)
     walk_segments(
-        in_patches[k], out_patches[k], box, axis,
+        in_patches[patch], out_patches[patch], box, axis,
         [&](index_t line, index_t start) { segments.push_back({line, start, identity}); },
-        [&](index_t from, index_t) { segments.back().total = op(segments.back().total, source[from]); });
+        [&](index_t from, index_t, index_t count, index_t step, index_t) {
+          T total = segments.back().total;
+          for (index_t k = 0; k < count; ++k) total = op(total, source[from + k * step]);
+          segments.back().total = total;
+        });
   // 2. Each segment's prefix, from the rank that folds its line.
   const std::vector<T> prefix = segment_prefixes(in.domain().comm(), segments, lines, identity, op);
   // 3. The scan, from each segment's prefix. `in` and `out` may be one array: x is read before y
@@ -215,18 +230,24 @@ void scan_lines(const DistArray<T, N>& in, DistArray<T, N>& out, std::optional<s
   T* target = out.data();
   std::size_t segment = 0;
   T running = identity;
-  for (std::size_t k = 0; k < in_patches.size(); ++k)
+  for (std::size_t patch = 0; patch < in_patches.size(); ++patch)
     walk_segments(
-        in_patches[k], out_patches[k], box, axis, [&](index_t, index_t) { running = prefix[segment++]; },
-        [&](index_t from, index_t to) {
-          const T x = source[from];
+        in_patches[patch], out_patches[patch], box, axis, [&](index_t, index_t) { running = prefix[segment++]; },
+        [&](index_t from, index_t to, index_t count, index_t in_step, index_t out_step) {
+          T r = running;  // a local: stores into `target` cannot alias it
           if (kind == ScanKind::inclusive) {
-            running = op(running, x);
-            target[to] = running;
+            for (index_t k = 0; k < count; ++k) {
+              r = op(r, source[from + k * in_step]);
+              target[to + k * out_step] = r;
+            }
           } else {
-            target[to] = running;
-            running = op(running, x);
+            for (index_t k = 0; k < count; ++k) {
+              const T x = source[from + k * in_step];
+              target[to + k * out_step] = r;
+              r = op(r, x);
+            }
           }
+          running = r;
         });
 }
 
