@@ -59,7 +59,9 @@ MPI_DRIVERS = [("bench_halo", 2, []), ("bench_halo_ga", 2, []), ("bench_halo_pet
                # 4 ranks: relabeling matters between sets of ranks (half of them, all but one)
                ("bench_relabel", 4, []),
                # 4 ranks: a 2x2 grid, where a halo has 3 peers and block -> cyclic talks to all
-               ("bench_algorithms", 4, [])]
+               ("bench_algorithms", 4, []),
+               # scans against MPI_Scan / MPI_Exscan of the rank totals
+               ("bench_scan", 2, [])]
 # The TCP pass of `make bench`: halo and redistribution at moderate sizes, so that the whole of
 # `make bench` stays under 10 minutes on 2 cores.
 TCP_DRIVERS = [("bench_halo", 2, ["--sizes", "1024,4096", "--sizes-3d", "64,128", "--nonperiodic", "4096",

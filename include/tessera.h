@@ -436,6 +436,13 @@ tessera_status tessera_array_max_loc(tessera_array array, tessera_type type, voi
  *  axis removed, row-major, into `out` (`capacity` >= their number; 1 when ndim == 1). */
 tessera_status tessera_array_reduce_along(tessera_array array, int axis, tessera_op op, tessera_type type, void* out,
                                           int64_t capacity);
+/** Collective: ZPL's scan `op||` of `in` into `out` (the same element type and distribution; may be
+ *  `in` itself): over the whole array in row-major order of the box (`axis` = -1), or along
+ *  dimension `axis`, every line on its own; inclusive, or exclusive (`exclusive` != 0: element i
+ *  gets the fold of the elements before it, the identity first). `op` is ADD, MULTIPLY (wrapping on
+ *  integers), MIN or MAX. Integer and min/max scans equal a serial scan for every distribution;
+ *  the order of a floating-point sum is in docs/concepts.md ("Scans and partial reductions"). */
+tessera_status tessera_array_scan(tessera_array in, int axis, int exclusive, tessera_op op, tessera_array out);
 /** Frees the handle (TESSERA_ERR_CALL_ORDER, and nothing freed, while a ghost update is in flight). */
 tessera_status tessera_array_free(tessera_array* array);
 

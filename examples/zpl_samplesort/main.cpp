@@ -94,26 +94,31 @@ int main(int argc, char** argv) {
   std::vector<Key> splitters;
   for (int b = 1; b < size; ++b) splitters.push_back(all_samples[static_cast<std::size_t>(b) * samples - 1]);
 
-  // 3. Bucket sizes: local run boundaries, then every bucket's global size (MPI_Allreduce) and
-  // where this rank's run starts inside its bucket (exclusive prefix over ranks, MPI_Exscan).
+  // 3. Bucket offsets, ZPL's +|| and +<<: the run sizes in a bucket x rank array whose column r is
+  // rank r's. Its exclusive scan in row-major order (bucket-major) is, at [b][r], the keys of every
+  // earlier bucket plus those of bucket b on lower ranks: where rank r's run of bucket b goes. Its
+  // partial sums along the ranks are the bucket sizes, whose prefix sums cut the sorted array.
   std::vector<index_t> run_start(static_cast<std::size_t>(size) + 1, count);
   run_start[0] = 0;
   for (int b = 1; b < size; ++b)
     run_start[static_cast<std::size_t>(b)] =
         std::upper_bound(mine, mine + count, splitters[static_cast<std::size_t>(b) - 1]) - mine;
-  std::vector<std::int64_t> run_size(static_cast<std::size_t>(size)), bucket_size(run_size.size()),
-      before_me(run_size.size(), 0);
-  for (std::size_t b = 0; b < run_size.size(); ++b) run_size[b] = run_start[b + 1] - run_start[b];
-  tessera::check_mpi(MPI_Allreduce(run_size.data(), bucket_size.data(), size, MPI_INT64_T, MPI_SUM, comm),
-                     "MPI_Allreduce");
-  tessera::check_mpi(MPI_Exscan(run_size.data(), before_me.data(), size, MPI_INT64_T, MPI_SUM, comm), "MPI_Exscan");
-  if (rank == 0) std::fill(before_me.begin(), before_me.end(), 0);  // MPI_Exscan leaves rank 0's undefined
+  tessera::Domain<2> runs_dom(world, tessera::Distribution<2>(Box<2>({0, 0}, {size, size}),
+                                                              tessera::ProcGrid<2>::with_shape(size, {1, size}),
+                                                              {tessera::collapsed(), tessera::block()}));
+  tessera::DistArray<std::int64_t, 2> run_size(runs_dom), run_offset(runs_dom);
+  run_size.for_each_owned([&](const Point<2>& p, std::int64_t& n) {
+    const auto b = static_cast<std::size_t>(p[0]);
+    n = run_start[b + 1] - run_start[b];
+  });
+  tessera::scan(run_size, run_offset, tessera::ScanKind::exclusive, std::int64_t{0}, tessera::WrappingPlus{});
+  const std::vector<std::int64_t> bucket_size = run_size.reduce_along(1, std::int64_t{0}, tessera::WrappingPlus{});
   // The cut boundaries are the global ranks of the splitters: bucket b is [cuts[b], cuts[b+1]).
   std::vector<index_t> cuts(static_cast<std::size_t>(size) + 1, 0);
   for (std::size_t b = 0; b < bucket_size.size(); ++b) cuts[b + 1] = cuts[b] + bucket_size[b];
 
   // 4. The index array of ZPL's globalSort: key at local position t of run b goes to
-  // cuts[b] + (keys of bucket b on lower ranks) + (t - run start), a permutation of [0, n).
+  // run_offset[b][rank] + (t - run start), a permutation of [0, n).
   tessera::DistArray<Point<1>, 1> target(dom);
   if (count > 0) {
     const index_t lo = keys.owned_box().lo[0];
@@ -121,7 +126,7 @@ int main(int argc, char** argv) {
     target.for_each_owned([&](const Point<1>& p, Point<1>& to) {
       const index_t t = p[0] - lo;
       while (t >= run_start[b + 1]) ++b;  // runs are in order: walk them alongside
-      to = Point<1>{cuts[b] + before_me[b] + (t - run_start[b])};
+      to = Point<1>{run_offset.at({static_cast<index_t>(b), rank}) + (t - run_start[b])};
     });
   }
   // ZPL's DA <== [cut(cuts)]: a domain over the same indices, each rank owning its bucket.

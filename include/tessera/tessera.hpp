@@ -28,6 +28,8 @@
 #include "tessera/array/remap.hpp"
 #include "tessera/array/fused_ghosts.hpp"
 #include "tessera/array/region_statement.hpp"
+#include "tessera/array/partial_reduce.hpp"
+#include "tessera/array/scan.hpp"
 #include "tessera/scalapack/descriptor.hpp"
 #include "tessera/balance/availability.hpp"
 #include "tessera/balance/balancer.hpp"

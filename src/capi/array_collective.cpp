@@ -6,22 +6,12 @@
 #include <span>
 
 #include "convert.hpp"
+#include "fold_ops.hpp"
 
 using namespace tessera;
 using namespace tessera::capi;
 
 namespace {
-
-template <class T>
-constexpr bool is_number = !std::is_same_v<T, IndexPoint>;
-template <class T>
-constexpr bool is_ordered = is_number<T> && !std::is_same_v<T, Complex>;
-
-template <class T>
-[[noreturn]] void op_undefined(tessera_op op) {
-  fail_c(TESSERA_ERR_INVALID_ARGUMENT, "argument 'op' = ", to_string(to_op(op, "op")), " is not defined for ",
-         type_name(type_code<T>()), " elements");
-}
 
 template <class T>
 void copy_elements(const std::vector<T>& from, void* out, int64_t capacity, const char* argument) {
@@ -214,7 +204,6 @@ tessera_status tessera_array_reduce_along(tessera_array array, int axis, tessera
   return guarded("tessera_array_reduce_along", [&] {
     const auto a = get<ArrayObject>(array, "array");
     check_type(*a, type);
-    const CombineOp combine = to_op(op, "op");
     visit_array(*a, [&](const auto& x) {
       using T = typename std::remove_cvref_t<decltype(x)>::value_type;
       constexpr std::size_t N = dims_v<decltype(x)>;
@@ -222,30 +211,9 @@ tessera_status tessera_array_reduce_along(tessera_array array, int axis, tessera
         fail_c(TESSERA_ERR_OUT_OF_RANGE, "argument 'axis' = ", axis, " is not a dimension of a ", N,
                "-dimensional array");
       const auto d = static_cast<std::size_t>(axis);
-      if constexpr (!is_number<T>) {
-        op_undefined<T>(op);
-      } else {
-        std::vector<T> folded;
-        if (combine == CombineOp::add)
-          folded = x.reduce_along(d, T{}, WrappingPlus{});
-        else if (combine == CombineOp::multiply)
-          folded = x.reduce_along(d, T{1}, WrappingMultiplies{});
-        else if constexpr (is_ordered<T>) {
-          // The identities of min and max: the largest and the smallest values of T.
-          using limits = std::numeric_limits<T>;
-          const T top = limits::has_infinity ? limits::infinity() : limits::max();
-          const T bottom = limits::has_infinity ? -limits::infinity() : limits::lowest();
-          if (combine == CombineOp::min)
-            folded = x.reduce_along(d, top, [](T p, T q) { return std::min(p, q); });
-          else if (combine == CombineOp::max)
-            folded = x.reduce_along(d, bottom, [](T p, T q) { return std::max(p, q); });
-          else
-            op_undefined<T>(op);
-        } else {
-          op_undefined<T>(op);
-        }
-        copy_elements(folded, out, capacity, "out");
-      }
+      with_fold<T>(op, [&](const T& identity, auto fold) {
+        copy_elements(x.reduce_along(d, identity, fold), out, capacity, "out");
+      });
     });
   });
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -103,6 +104,7 @@ class Episode {
         {"checkpoint-restart", 2, &Episode::checkpoint_restart},
         {"gather-scatter", 4, &Episode::gather_scatter},
         {"reductions", 3, &Episode::reductions},
+        {"scan", 3, &Episode::scans},
     };
     return kinds;
   }
@@ -380,6 +382,33 @@ class Episode {
     c_.tally.compare(u_->max(), *highest, [] { return std::string("u.max()"); });
     expect_at("u.min_loc()", u_->min_loc(), lowest);
     expect_at("u.max_loc()", u_->max_loc(), highest);
+  }
+
+  // w = a max-scan of u (over the whole array in row-major order, or along a random axis;
+  // inclusive or exclusive); the shadow scanned serially. Exact: max does not round.
+  void scans() {
+    const auto axis = static_cast<std::size_t>(c_.rng() % (N + 1));  // N: the whole array
+    const ScanKind kind = c_.rng() % 2 == 0 ? ScanKind::inclusive : ScanKind::exclusive;
+    const double lowest = -std::numeric_limits<double>::infinity();
+    const auto max_op = [](double a, double b) { return std::max(a, b); };
+    if (axis == N)
+      scan(*u_, *w_, kind, lowest, max_op);
+    else
+      scan_along(*u_, axis, *w_, kind, lowest, max_op);
+    // Row-major order visits the element before p in its line (the one before in row-major order,
+    // or p less one along the axis) before p.
+    Shadow<N> inclusive(box_);
+    double running = lowest;
+    for_each_point(box_, [&](const Point<N>& p) {
+      double before = running;
+      if (axis < N) {
+        Point<N> q = p;
+        --q[axis];
+        before = p[axis] == box_.lo[axis] ? lowest : inclusive[q];
+      }
+      inclusive[p] = running = std::max(before, su_[p]);
+      sw_[p] = kind == ScanKind::inclusive ? inclusive[p] : before;
+    });
   }
 
   // The checker's self-test: every rank that owns part of u changes its first element there, which
