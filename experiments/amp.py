@@ -99,7 +99,8 @@ def amortise_run(ctx):
     n = sizes[-1]
     values, anchors = run_driver(ctx, WORLD, common_args(ctx, [n], iterations))
     t_iter = {p: summary(values[("amp_iteration", f"n{n}-p{p}", "median_s")]) for p in range(1, WORLD + 1)}
-    cost = {(p, q): summary(values[("amp_remap", f"n{n}-P{p}-to-Q{q}", "median_s")])
+    # The program's remap happens once, cold (schedule built, buffers allocated), as AMP's remap cost counts it.
+    cost = {(p, q): summary(values[("amp_remap_cold", f"n{n}-P{p}-to-Q{q}", "first_s")])
             for p in range(1, WORLD + 1) for q in range(1, WORLD + 1) if p != q}
     table4 = {}
     for (p, q), c in cost.items():
@@ -112,7 +113,10 @@ def amortise_run(ctx):
         k = table4[f"{p}->{q}"]
         if k is None:  # Q was not faster than P here: nothing to amortise, nothing to check
             continue
-        for label, count in (("fewer", max(2, math.floor(k / 2) + 1)), ("more", max(4, math.ceil(4 * k) + 2))):
+        counts = [("more", max(8, math.ceil(4 * k)))]
+        if math.floor(k / 2) >= 2:  # a run short enough that staying should win (none when k < 4)
+            counts.insert(0, ("fewer", math.floor(k / 2)))
+        for label, count in counts:
             check_args += ["--check", f"{p}:{q}:{count}"]
             stay = count * t_iter[p]["median"]
             # The program remaps two arrays of this size (u and f); the table times one.
@@ -127,7 +131,7 @@ def amortise_run(ctx):
     records += [record("amp_table4", f"n{n}-{pair}", WORLD, "iterations_to_amortise", [k])
                 for pair, k in table4.items() if k is not None]
     return {"setting": f"{n} x {n} doubles on {WORLD} ranks; break-even = remap cost of the program's two arrays (2 x "
-                       f"the one-array cost) / (iteration on P - iteration on Q); checked by running the SOR program both ways for fewer and more iterations than that",
+                       f"the one-array first remap) / (iteration on P - iteration on Q); checked by running the SOR program both ways for fewer and more iterations than that",
             "records": records, "data": {"n": n, "table4": table4, "checks": predicted,
                                          "iteration": {str(p): t for p, t in t_iter.items()}}}
 
@@ -157,7 +161,8 @@ def amortise_section(result, ctx):
     md += (f"\n**Conclusion (computed):** AMP finds remapping to more processors pays within a few iterations. "
            f"The measured break-evens are in the table; running the program both ways, the predicted winner won in "
            f"{agree} of {total} cases: {'holds' if agree == total else 'holds in part' if agree else 'does not hold'}"
-           f" (a break-even below one iteration leaves no 'fewer' case that can favour staying).\n")
+           f" (break-evens below 4 iterations leave no run short enough for staying to win; those pairs are checked "
+           f"on the long side only). The break-evens use tessera's first, cold remap of each pair (two arrays).\n")
     return md
 
 

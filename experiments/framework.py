@@ -108,7 +108,7 @@ def write_figure(ctx, name, svg):
     os.makedirs(ctx.figures, exist_ok=True)
     with open(os.path.join(ctx.figures, name + ".svg"), "w") as f:
         f.write(svg)
-    return f"![{name}](experiments/{name}.svg)\n"
+    return f"\n![{name}](experiments/{name}.svg)\n"
 
 
 def facts():
