@@ -145,12 +145,19 @@ def fig8_section(result, ctx):
         best, tied = best_of(by)
         inside = 0.3 <= best <= 0.6 or any(0.3 <= d <= 0.6 for d in tied)
         verdicts.append((r, best, by[best], tied, inside))
-    undecided = all(len(v[3]) == len(data[v[0]]) for v in verdicts)  # every Δ within the noise of the best
-    holds = all(v[4] for v in verdicts)
+    # Per rank count: undecided when every Δ is within the noise of the best; otherwise in range when
+    # the best Δ, or one within the noise of it, lies in 0.3 ... 0.6.
+    status = {v[0]: "undecided" if len(v[3]) == len(data[v[0]]) else "in" if v[4] else "out" for v in verdicts}
     detail = "; ".join(f"{r} ranks: best Δ {b:g} at {spread(s)} of no rebalancing, within noise of it Δ ∈ "
                        f"{{{', '.join(f'{d:g}' for d in t)}}}" for r, b, s, t, _ in verdicts)
-    verdict = ("cannot be told apart here: every Δ is within the noise of the best" if undecided else
-               "holds here" if holds else "does not hold here")
+    undecided = [r for r, st in status.items() if st == "undecided"]
+    if len(undecided) == len(status):
+        verdict = "cannot be told apart here: for every rank count every Δ is within the noise of the best"
+    elif any(st == "out" for st in status.values()):
+        verdict = "does not hold here (for " + ", ".join(f"{r}" for r, st in status.items() if st == "out") + " ranks)"
+    else:
+        verdict = ("holds here: the best Δ, or one within the noise of it, lies in that range" +
+                   (f" (undecided for {', '.join(undecided)} ranks)" if undecided else ""))
     md += f"\n**Conclusion (computed):** the paper's best range 0.3 ≤ Δ ≤ 0.6 {verdict} — {detail}.\n"
     return md
 
