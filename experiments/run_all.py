@@ -80,8 +80,8 @@ def write_page(ctx, doc):
     if os.path.exists(doc):
         with open(doc) as f:
             text = f.read()
-        if MARKER in text:
-            intro = text.split(MARKER)[0]
+        # A page without the marker is all introduction (hand-written before its first generation).
+        intro = text.split(MARKER)[0] if MARKER in text else text
     parts = [intro.rstrip() + "\n\n" + MARKER + "\n"]
     done = []
     for exp in all_experiments():

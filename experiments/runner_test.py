@@ -2,7 +2,7 @@
 """`make test`'s check that the experiment runner still works (ctest: experiments.runner): runs
 experiments/run_all.py at its quickest (--quick --repeats 1) on one small experiment into a scratch
 folder, then checks that the result file is strict JSON with records in the bench format and a
-verified run, that the page has the experiment's section with a computed conclusion, the list of
+verified run, that the page keeps its hand-written introduction and has the experiment's section with a computed conclusion, the list of
 experiments not yet done and readable SVGs; then that a run whose program cannot start reports a
 failure and no times.
 
@@ -40,6 +40,9 @@ def fail(message):
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
+    intro = "# A hand-written introduction that the generator must keep\n"
+    with open(os.path.join(WORK, "experiments.md"), "w") as f:
+        f.write(intro)
     done = runner("--build", BUILD)
     if done.returncode != 0:
         fail(f"the runner exited {done.returncode}: {done.stderr[-2000:]}")
@@ -57,6 +60,8 @@ def main():
             fail(f"the result file lacks {key}")
     with open(os.path.join(WORK, "experiments.md")) as f:
         page = f.read()
+    if not page.startswith(intro):
+        fail("the hand-written introduction was not kept")
     for text in ("## D3-ARC Figs. 13/15", "**Conclusion (computed):**", "## Not yet done", "NAS MG",
                  "Not run yet", "make experiments"):
         if text not in page:
