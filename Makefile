@@ -20,7 +20,7 @@ export TESSERA_MPICH_YIELD_SHIM := $(CURDIR)/$(BUILD)/tests/support/libtessera_m
 JOBS   ?= $(shell nproc)
 RANKS  ?= 4
 
-.PHONY: all deps build test demo bench check-asan fuzz docs clean soak
+.PHONY: all deps build test demo bench experiments check-asan fuzz docs clean soak
 
 all: build
 
@@ -52,6 +52,19 @@ bench: deps
 	cmake --preset $(CONFIG)
 	cmake --build --preset $(CONFIG) -j $(JOBS)
 	python3 bench/run_all.py --build $(BUILD) --out bench-results
+
+## make experiments: the seed papers' figures and tables redone on tessera (experiments/run_all.py):
+## builds only the programs they run, writes experiments-results/<name>.json (bench records, machine
+## facts, or the verification failure and no times) and regenerates docs/experiments.md with its
+## plots (docs/experiments/*.svg). ONLY picks experiments (`make experiments ONLY="d3arc_fig8
+## amp_remap"`; `experiments/run_all.py --list` names them), QUICK=1 the smoke sizes,
+## EXPERIMENTS_ARGS passes more options (e.g. --repeats 5).
+ONLY  ?=
+QUICK ?=
+EXPERIMENTS_ARGS ?=
+experiments: deps $(BUILD)/CMakeCache.txt
+	cmake --build --preset $(CONFIG) -j $(JOBS) --target adaptive_sor amp_remap
+	python3 experiments/run_all.py --build $(BUILD) $(foreach e,$(ONLY),--only $(e)) $(if $(QUICK),--quick) $(EXPERIMENTS_ARGS)
 
 ## make soak: the long randomised soak test (tests/soak/soak.cpp): SOAK_OPS random operations on
 ## each rank count of SOAK_RANKS (seed SOAK_SEED + ranks), every one checked against a serial

@@ -29,6 +29,9 @@ struct Problem {
   // without burning CPU, so that 4 ranks on 2 cores behave like 4 ranks on 4 cores (the sweeps
   // themselves are real and timed too; see README.md).
   double work_per_row = 40e-6;
+  // Arrays over the domain besides u and f, carried along by every migration (D3-ARC generalised its
+  // solver "to use an arbitrary number of arrays"): more bytes per row moved, the same sweeps.
+  int extra_arrays = 0;
 };
 
 /// One iteration as rank 0 records it (figures that are per rank are the largest over ranks).
@@ -40,6 +43,7 @@ struct IterationRecord {
   double migration = 0;      // balancer: moving rows
   double delta = 0;          // Δ chosen (0 when nothing moved)
   index_t rows_moved = 0;
+  std::uint64_t bytes = 0;   // bytes the migration moved, every array together
   int active = 0;
 };
 
@@ -52,7 +56,12 @@ struct RunResult {
   std::vector<IterationRecord> iterations;
   std::vector<double> solution;     // gathered on rank 0 (row-major n x n)
   std::string cache;                // the domain's exchange cache at the end, on this rank (stats line)
+  std::uint64_t extra_mismatches = 0;  // elements of the extra arrays that lost their value (summed over ranks)
 };
+
+/// What extra array `k` holds at (i, j): distinct per array and element, so that a row moved to the
+/// wrong place or from the wrong array shows.
+inline double extra_value(int k, index_t i, index_t j, index_t n) { return static_cast<double>((k + 1) * n * n + i * n + j); }
 
 /// h² f at interior point (i, j), with f such that u = sin(πx) sin(πy) solves -Δu = f.
 inline double scaled_source(index_t i, index_t j, index_t n) {
@@ -93,6 +102,11 @@ RunResult run(const tessera::Communicator& comm, const Problem& pb, const std::s
   DistArray<double, 2> u(dom, ghosts<2>(1));  // ghosts beyond the domain stay 0: the boundary
   DistArray<double, 2> f(dom);
   f.for_each_owned([&](const Point<2>& p, double& x) { x = scaled_source(p[0], p[1], pb.n); });
+  std::vector<DistArray<double, 2>> extra;
+  for (int k = 0; k < pb.extra_arrays; ++k) {
+    extra.emplace_back(dom);
+    extra.back().for_each_owned([&](const Point<2>& p, double& x) { x = extra_value(k, p[0], p[1], pb.n); });
+  }
   Balancer<2> balancer(dom, policy ? policy : std::make_shared<NoRebalancing>(), {.interval = pb.interval});
 
   std::vector<double> compute(static_cast<std::size_t>(pb.iterations)), exchange(compute.size());
@@ -126,6 +140,7 @@ RunResult run(const tessera::Communicator& comm, const Problem& pb, const std::s
     r.migration = step.migration_seconds;
     r.delta = step.bytes > 0 ? step.delta : 0;
     r.rows_moved = step.elements / pb.n;
+    r.bytes = step.bytes;
     r.active = step.active_ranks;
     if (step.bytes > 0) {
       out.bytes_moved += step.bytes;
@@ -150,7 +165,14 @@ RunResult run(const tessera::Communicator& comm, const Problem& pb, const std::s
         r.compute = std::max(r.compute, all_compute[static_cast<std::size_t>(q) * compute.size() + i]);
         r.exchange = std::max(r.exchange, all_exchange[static_cast<std::size_t>(q) * compute.size() + i]);
       }
-  out.reallocations = static_cast<std::uint64_t>(comm.sum(static_cast<double>(u.reallocations() + f.reallocations())));
+  std::uint64_t reallocations = u.reallocations() + f.reallocations(), wrong = 0;
+  for (int k = 0; k < pb.extra_arrays; ++k) {
+    auto& a = extra[static_cast<std::size_t>(k)];
+    reallocations += a.reallocations();
+    a.for_each_owned([&](const Point<2>& p, double& x) { wrong += x != extra_value(k, p[0], p[1], pb.n); });
+  }
+  out.reallocations = static_cast<std::uint64_t>(comm.sum(static_cast<double>(reallocations)));
+  out.extra_mismatches = static_cast<std::uint64_t>(comm.sum(static_cast<double>(wrong)));
   out.solution = u.gather_to(0);
   std::ostringstream cache;
   cache << dom.cache().stats();

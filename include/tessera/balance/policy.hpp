@@ -194,13 +194,17 @@ class StaticDelta final : public BalancePolicy {
 class D3arcAdaptiveDelta final : public BalancePolicy {
  public:
   /// D3-ARC's cost feedback, starting at Δ = `initial`, never below `min_delta`.
-  explicit D3arcAdaptiveDelta(double initial = 0.3, double tolerance = 0.05, double min_delta = 0.05)
-      : delta_(initial), tolerance_(tolerance), min_delta_(min_delta) {
+  static constexpr double kDefaultInitial = 0.3;
+  explicit D3arcAdaptiveDelta(double initial = kDefaultInitial, double tolerance = 0.05, double min_delta = 0.05)
+      : delta_(initial), initial_(initial), tolerance_(tolerance), min_delta_(min_delta) {
     detail::check_fraction("D3arcAdaptiveDelta", "initial", initial);
     detail::check_tolerance("D3arcAdaptiveDelta", tolerance);
     detail::check_fraction("D3arcAdaptiveDelta", "min_delta", min_delta);
   }
-  [[nodiscard]] std::string name() const override { return "d3arc-adaptive"; }
+  // The default start keeps the plain name; another start is part of the name (D3-ARC Fig. 9 compares them).
+  [[nodiscard]] std::string name() const override {
+    return initial_ == kDefaultInitial ? "d3arc-adaptive" : "d3arc-adaptive-" + StaticDelta::trim(initial_);
+  }
   [[nodiscard]] double decide(const BalanceView& view) override {
     if (view.imbalance <= tolerance_ || delta_ <= 0) return 0;
     const double unit = view.history ? view.history->trimmed_unit_cost() : std::numeric_limits<double>::quiet_NaN();
@@ -223,7 +227,7 @@ class D3arcAdaptiveDelta final : public BalancePolicy {
   [[nodiscard]] double current_delta() const noexcept { return delta_; }
 
  private:
-  double delta_, tolerance_, min_delta_;
+  double delta_, initial_, tolerance_, min_delta_;
   double budget_ = 0;
 };
 
@@ -337,11 +341,12 @@ class HorizonPolicy final : public BalancePolicy {
   if (name == "none") return std::make_shared<NoRebalancing>();
   if (name == "full") return std::make_shared<StaticDelta>(1.0);
   if (name == "d3arc-adaptive") return std::make_shared<D3arcAdaptiveDelta>();
+  if (name.rfind("d3arc-adaptive-", 0) == 0) return std::make_shared<D3arcAdaptiveDelta>(number_after(15));
   if (name == "horizon") return std::make_shared<HorizonPolicy>();
   if (name.rfind("static-", 0) == 0) return std::make_shared<StaticDelta>(number_after(7));
   if (name.rfind("amortised-", 0) == 0) return std::make_shared<AmortisedDelta>(number_after(10));
   fail_argument("make_policy", "name", name,
-                "is not a policy: none, full, static-<delta>, d3arc-adaptive, amortised-<K>, horizon");
+                "is not a policy: none, full, static-<delta>, d3arc-adaptive[-<initial delta>], amortised-<K>, horizon");
 }
 
 }  // namespace tessera

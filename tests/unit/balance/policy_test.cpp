@@ -185,6 +185,9 @@ TEST(Policies, ByName) {
   EXPECT_EQ(make_policy("full")->name(), "full");
   EXPECT_EQ(make_policy("static-0.3")->name(), "static-0.3");
   EXPECT_EQ(make_policy("d3arc-adaptive")->name(), "d3arc-adaptive");
+  EXPECT_EQ(make_policy("d3arc-adaptive-0.3")->name(), "d3arc-adaptive");  // the default start
+  EXPECT_EQ(make_policy("d3arc-adaptive-0.7")->name(), "d3arc-adaptive-0.7");
+  EXPECT_THROW((void)make_policy("d3arc-adaptive-1.5"), Error);
   EXPECT_EQ(make_policy("amortised-20")->name(), "amortised-20");
   EXPECT_EQ(make_policy("horizon")->name(), "horizon");
   EXPECT_THROW((void)make_policy("static-"), Error);
