@@ -1,6 +1,8 @@
 #pragma once
 // One distribution of each kind over a box, for the array tests that must hold under every kind
 // (reductions, scans, partial reductions).
+#include <gtest/gtest.h>
+
 #include <memory>
 #include <string>
 #include <utility>
@@ -56,6 +58,18 @@ std::vector<std::pair<std::string, Distribution<N>>> named_distributions(const B
   out.emplace_back("user-defined (Morton)",
                    Distribution<N>::user(std::make_shared<tessera_examples::MortonDistribution<N>>(box, size)));
   return out;
+}
+
+/// `call` throws an Error whose message holds `words` (every rank checks its own: the tests of bad
+/// input run this on every rank).
+template <class Call>
+void expect_error(Call call, const std::string& words) {
+  try {
+    call();
+    ADD_FAILURE() << "no error; expected one about " << words;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace tessera::testing

@@ -162,16 +162,6 @@ TEST(ArrayPartialReduce, MatchesSerial1D) { random_cases<1>(20, 30); }
 TEST(ArrayPartialReduce, MatchesSerial2D) { random_cases<2>(20, 10); }
 TEST(ArrayPartialReduce, MatchesSerial3D) { random_cases<3>(10, 6); }
 
-template <class Call>
-void expect_error(Call call, const std::string& words) {
-  try {
-    call();
-    ADD_FAILURE() << "no error; expected one about " << words;
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
-  }
-}
-
 TEST(ArrayPartialReduce, BadInputIsAnErrorAndChangesNothing) {
   Communicator comm(MPI_COMM_WORLD);
   const Box<2> box({0, 0}, {5, 6});

@@ -228,17 +228,6 @@ TEST(ArrayScan, MatchesSerial1D) { random_cases<1>(12, 40); }
 TEST(ArrayScan, MatchesSerial2D) { random_cases<2>(10, 10); }
 TEST(ArrayScan, MatchesSerial3D) { random_cases<3>(6, 6); }
 
-/// `call` throws an Error whose message holds `words`, on every rank.
-template <class Call>
-void expect_error(Call call, const std::string& words) {
-  try {
-    call();
-    ADD_FAILURE() << "no error; expected one about " << words;
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
-  }
-}
-
 TEST(ArrayScan, BadInputIsAnErrorAndChangesNothing) {
   Communicator comm(MPI_COMM_WORLD);
   const Box<2> box({0, 0}, {5, 6});
