@@ -102,6 +102,13 @@ std::uint64_t local_sum(const Communicator& comm, const Dataset& d, hid_t transf
 
 }  // namespace
 
+std::uint64_t detail::stored_dataset_checksum(const Communicator& comm, hid_t file, hid_t transfer,
+                                              const std::string& path, const std::string& name) {
+  Dataset d;
+  detail::collective_step(comm, kWhere, [&] { d = open_dataset(file, path, name); });
+  return detail::combine_checksums(comm, local_sum(comm, d, transfer, path, name));
+}
+
 VerifyReport verify(const Communicator& comm, const std::string& path) {
   const detail::QuietHdf5Errors quiet;
   VerifyReport report;

@@ -89,8 +89,12 @@ bool checksum_supports(std::size_t element_size) noexcept {
   return element_size == 1 || element_size == 2 || element_size == 4 || element_size == 8 || element_size == 16;
 }
 
-std::uint64_t local_checksum(const CheckpointRequest& request, const ArraySelection& array) {
-  const RunSum sum_run = run_sum_for(array.element_size);
+namespace {
+
+/// Calls `row(data, step_bytes, index, first, count)` for every run of owned elements of `array`
+/// along the last axis (the arguments of a RunSum) and returns the sum of what it returns.
+template <class Row>
+std::uint64_t sum_over_owned_rows(const CheckpointRequest& request, const ArraySelection& array, Row&& row) {
   const std::size_t n = request.domain_extents.size();
   // Row-major strides of the dataset, in elements.
   std::vector<std::uint64_t> file_stride(n, 1);
@@ -123,14 +127,37 @@ std::uint64_t local_checksum(const CheckpointRequest& request, const ArraySelect
         base += global[d][i[d]] * file_stride[d];
         offset += (p.owned_lo[d] + static_cast<index_t>(i[d])) * p.strides[d];
       }
-      const auto* row = static_cast<const std::byte*>(p.data) + offset * size;
-      sum += sum_run(row, p.strides[n - 1] * size, last, base + last_offset, last_count);
+      const auto* data = static_cast<const std::byte*>(p.data) + offset * size;
+      sum += row(data, p.strides[n - 1] * size, last, base + last_offset, last_count);
       std::size_t d = n - 1;
       while (d > 0 && ++i[d - 1] == global[d - 1].size()) i[--d] = 0;
       if (d == 0) break;
     }
   }
   return sum;
+}
+
+// A zero element of any checksummed size, read with step 0 for a run of zeros.
+constexpr std::byte kZeroElement[16] = {};
+
+}  // namespace
+
+std::uint64_t local_checksum(const CheckpointRequest& request, const ArraySelection& array) {
+  return sum_over_owned_rows(request, array, run_sum_for(array.element_size));
+}
+
+std::uint64_t local_hole_terms(const Communicator& comm, const CheckpointRequest& request, const ArraySelection& array) {
+  const RunSum sum_run = run_sum_for(array.element_size);
+  std::uint64_t cells = 1;
+  for (const index_t e : request.domain_extents) cells *= static_cast<std::uint64_t>(e);
+  const auto ranks = static_cast<std::uint64_t>(comm.size()), me = static_cast<std::uint64_t>(comm.rank());
+  const std::uint64_t first = cells * me / ranks, last = cells * (me + 1) / ranks;
+  const std::uint64_t every_cell = sum_run(kZeroElement, 0, nullptr, first, last - first);
+  const std::uint64_t owned = sum_over_owned_rows(
+      request, array, [&](const std::byte*, std::ptrdiff_t, const std::uint64_t* index, std::uint64_t from, std::uint64_t count) {
+        return sum_run(kZeroElement, 0, index, from, count);
+      });
+  return every_cell - owned;  // mod 2^64, like every other part of the sum
 }
 
 std::uint64_t contiguous_checksum(const void* data, std::size_t element_size, std::uint64_t first_index,

@@ -35,6 +35,19 @@ inline constexpr const char* kChecksumAlgorithm = "tessera-sum64-v1";
 /// This rank's part: the sum of the terms of its owned elements of `array` (all its patches).
 [[nodiscard]] std::uint64_t local_checksum(const CheckpointRequest& request, const ArraySelection& array);
 
+/// This rank's part of what the cells no rank stores (a box set with holes; they hold 0 in the
+/// file) add to the checksum: its share of the zero terms of every index of the dataset less the
+/// zero terms of its owned indices. Summed over the ranks: the terms of the holes, computed in
+/// parallel without knowing where the holes are.
+[[nodiscard]] std::uint64_t local_hole_terms(const Communicator& comm, const CheckpointRequest& request,
+                                             const ArraySelection& array);
+
+/// Collective: the checksum of dataset `name` of the open `file` as stored, each rank reading a
+/// share of its rows (checkpoint_verify.cpp). `load` uses it for arrays that do not read every
+/// cell (a box set with holes), whose own elements cannot vouch for the holes.
+[[nodiscard]] std::uint64_t stored_dataset_checksum(const Communicator& comm, hid_t file, hid_t transfer,
+                                                    const std::string& path, const std::string& name);
+
 /// The sum of the terms of `count` contiguous elements of `element_size` bytes at `data`, the
 /// first of global index `first_index`.
 [[nodiscard]] std::uint64_t contiguous_checksum(const void* data, std::size_t element_size, std::uint64_t first_index,

@@ -1,8 +1,11 @@
 // The soak test (issue 8): thousands of random operations on distributed arrays — redistributions
 // (preserving, destructive, to new extents, between every distribution kind), incremental steps,
 // balancer steps, rank withdrawals and re-adds, ghost updates, copy_section, copy and transpose,
-// checkpoint and restart, gathers, scatters and reductions — each followed by a check of every
-// rank's part against a serial shadow copy kept on every rank.
+// checkpoint and restart, gathers, scatters and reductions, ghost updates under boundary rules,
+// scans, partial reductions, region statements with shifted reads, and box sets (issue 16: a box set
+// tiling the domain is one more distribution every operation may meet; a round trip through one
+// with holes drops what the holes held) — each followed by a check of every rank's part against a
+// serial shadow copy kept on every rank.
 //
 //   scripts/mpirun.sh 4 build/release/tests/soak/tessera_soak --ops 5000 --seed 7
 //

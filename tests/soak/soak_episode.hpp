@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "soak_box_sets.hpp"
 #include "soak_shadow.hpp"
 
 namespace tessera::soak {
@@ -105,11 +106,16 @@ class Episode {
         {"gather-scatter", 4, &Episode::gather_scatter},
         {"reductions", 3, &Episode::reductions},
         {"scan", 3, &Episode::scans},
+        {"partial-reduce", 3, &Episode::partial_reduce},
+        {"region-statement", 4, &Episode::region_statement},
+        {"boxset-holes", 3, &Episode::box_set_with_holes},
     };
     return kinds;
   }
 
+  // Any kind, a box set that tiles the whole box included (ghosts along any axis: one patch per box).
   [[nodiscard]] Distribution<N> any_distribution(const Box<N>& box, const GhostSpec<N>& ghosts) {
+    if (c_.rng() % 6 == 0) return random_box_set<N>(c_.rng, box, c_.comm.size(), false).distribution;
     return testing::any_distribution<N>(c_.rng, box, c_.comm.size(), testing::ghosted_dims(ghosts));
   }
   [[nodiscard]] double any_delta() {
@@ -409,6 +415,96 @@ class Episode {
       inclusive[p] = running = std::max(before, su_[p]);
       sw_[p] = kind == ScanKind::inclusive ? inclusive[p] : before;
     });
+  }
+
+  // w's reduced form: a max-reduction of u along a random non-empty set of axes (ZPL's partial
+  // reduction) into an array over the reduced box, distributed as `reduced_distribution` aligns it
+  // with u's or (always for a user-defined distribution, which has no reduced form) at random;
+  // checked against the shadow reduced serially. Exact: max does not round.
+  void partial_reduce() {
+    std::vector<std::size_t> axes;
+    for (std::size_t d = 0; d < N; ++d)
+      if (c_.rng() % 2 == 0) axes.push_back(d);
+    if (axes.empty()) axes.push_back(static_cast<std::size_t>(c_.rng() % N));
+    Box<N> reduced_box = box_;
+    for (const std::size_t d : axes) reduced_box.hi[d] = reduced_box.lo[d] + 1;
+    const Distribution<N>& dist = dom_->distribution();
+    const bool aligned = !dist.is_user_defined() && c_.rng() % 3 != 0;
+    Domain<N> rdom(c_.comm, aligned ? reduced_distribution(dist, std::span<const std::size_t>(axes))
+                                    : any_distribution(reduced_box, GhostSpec<N>{}));
+    DistArray<double, N> r(rdom);
+    const double lowest = -std::numeric_limits<double>::infinity();
+    reduce_into(*u_, std::span<const std::size_t>(axes), r, lowest, [](double a, double b) { return std::max(a, b); });
+    Shadow<N> want(reduced_box);
+    std::fill(want.values.begin(), want.values.end(), lowest);
+    for_each_point(box_, [&](const Point<N>& p) {
+      Point<N> q = p;
+      for (const std::size_t d : axes) q[d] = box_.lo[d];
+      want[q] = std::max(want[q], su_[p]);
+    });
+    check_owned("u reduced", r, want, c_.tally, MPI_COMM_WORLD);
+  }
+
+  // ZPL's [R] w := u - u@s: a ghost update of u, then a region statement over a random region R
+  // with a random shift s that u's ghosts cover (along several axes only where corners are kept),
+  // R kept where p + s stays inside along non-periodic axes (ghosts there are the program's to fill).
+  void region_statement() {
+    Point<N> shift{};
+    int shifted_axes = 0;
+    for (std::size_t d = 0; d < N; ++d) {
+      if (c_.rng() % 2 != 0 || (!ghosts_.corners && shifted_axes > 0)) continue;
+      shift[d] = draw(c_.rng, -ghosts_.lower[d], ghosts_.upper[d]);
+      shifted_axes += shift[d] != 0;
+    }
+    Box<N> region;
+    for (std::size_t d = 0; d < N; ++d) {
+      index_t lo = box_.lo[d], hi = box_.hi[d];
+      if (!ghosts_.periodic[d]) {
+        lo = std::max(lo, lo - shift[d]);
+        hi = std::min(hi, hi - shift[d]);
+      }
+      if (hi <= lo) {  // nothing along this axis: an empty region, which must change nothing
+        region.lo[d] = region.hi[d] = lo;
+        continue;
+      }
+      region.lo[d] = draw(c_.rng, lo, hi - 1);
+      region.hi[d] = draw(c_.rng, region.lo[d] + 1, hi);
+    }
+    u_->update_ghosts();
+    assign(region, *w_, [](double x, double y) { return x - y; }, *u_, at(*u_, shift));
+    for_each_point(region, [&](const Point<N>& p) {
+      Point<N> q = p;
+      for (std::size_t d = 0; d < N; ++d) q[d] += shift[d];
+      sw_[p] = su_[p] - su_[*testing::wrap_point(box_, ghosts_.periodic, q)];
+    });
+  }
+
+  // A round trip through a box set with holes: u and w move onto it (what they held over the
+  // holes is dropped: no rank stores it), the stored values, a ghost update (ghosts over holes
+  // left alone) and a max over the stored cells are checked there, then both move back onto an
+  // ordinary distribution, or (a third of the time) are saved and loaded into one: either way the
+  // holes come back as 0 (T{} for a redistribution, HDF5's fill value for a checkpoint).
+  void box_set_with_holes() {
+    const RandomBoxSet<N> holed = random_box_set<N>(c_.rng, box_, c_.comm.size(), true);
+    dom_->redistribute(holed.distribution, preserve());
+    double highest = -std::numeric_limits<double>::infinity();
+    for (std::size_t k = 0; k < su_.values.size(); ++k) {
+      if (holed.stored.values[k] != 0.0) {
+        highest = std::max(highest, su_.values[k]);
+        continue;
+      }
+      su_.values[k] = 0.0;
+      sw_.values[k] = 0.0;
+    }
+    check_owned("u on a box set with holes", *u_, su_, c_.tally, MPI_COMM_WORLD, holed.stored_count);
+    check_owned("w on a box set with holes", *w_, sw_, c_.tally, MPI_COMM_WORLD, holed.stored_count);
+    u_->update_ghosts();
+    check_ghosts("u on a box set with holes", *u_, su_, c_.tally, &holed.stored);
+    c_.tally.compare(u_->max(), highest, [] { return std::string("u.max() over a box set with holes"); });
+    if (c_.rng() % 3 == 0)
+      checkpoint_restart();
+    else
+      dom_->redistribute(any_distribution(box_, ghosts_), preserve());
   }
 
   // The checker's self-test: every rank that owns part of u changes its first element there, which

@@ -59,6 +59,9 @@ struct CheckpointRequest {
   std::string distribution;             ///< the printed distribution
   std::vector<index_t> grid_shape;      ///< the processor grid's shape
   int ranks = 0;                        ///< ranks of the communicator
+  /// False for a box set with holes: the cells no rank stores hold the dataset's fill value (0),
+  /// and the checksum counts them as such.
+  bool covers_domain = true;
   std::vector<ArraySelection> arrays;
 };
 
@@ -83,6 +86,7 @@ template <std::size_t N>
   std::ostringstream text;
   text << dist;
   r.distribution = text.str();
+  r.covers_domain = dist.covers_domain();
   return r;
 }
 

@@ -211,6 +211,51 @@ TEST(Checksum, DamageIsTheSameErrorOnEveryRank) {
 }
 
 // A file written by another program has no checksum: it loads, and verify lists it as unchecked.
+// A box set with holes: the cells no box holds are written as 0 (HDF5's fill value) and counted
+// in the checksum as such; the file verifies, loads into an ordinary distribution (holes 0) and
+// back into the box set; damage to a cell over a hole, which the box set never reads, is still
+// found when loading into the box set (the soak found both: the holes were neither filled nor
+// counted).
+TEST(Checksum, BoxSetWithHolesCountsItsHolesAsZeros) {
+  Communicator comm(MPI_COMM_WORLD);
+  ScratchDir dir(comm.raw());
+  const Box<2> box({0, 0}, {10, 7});
+  const Box<2> hole({5, 3}, {10, 7});  // the upper right corner: no box holds it
+  const int P = comm.size();
+  const BoxSet<2> set(box, {Box<2>({0, 0}, {5, 3}), Box<2>({0, 3}, {5, 7}), Box<2>({5, 0}, {10, 3})},
+                      {0, 1 % P, 2 % P}, P);
+  Domain<2> holed(comm, Distribution<2>::from_box_set(set));
+  DistArray<double, 2> u(holed, ghosts<2>(1));
+  fill(u, 21);
+  const std::string path = dir.file("holes.h5");
+  io::save(path, {}, io::named("u", u));
+  comm.barrier();
+  std::vector<double> image;  // what the file must hold, row-major
+  for_each_point(box, [&](const Point<2>& p) { image.push_back(contains(hole, p) ? 0.0 : pattern<double>(p, 21)); });
+  if (comm.rank() == 0) {
+    const auto file = read_serially<double>(path, "u").values;
+    ASSERT_EQ(file.size(), image.size());
+    for (std::size_t k = 0; k < image.size(); ++k) EXPECT_TRUE(same_bits(file[k], image[k])) << "element " << k;
+    EXPECT_EQ(stored_checksum(path, "u"), reference_checksum(image));
+  }
+  EXPECT_EQ(io::verify(comm, path).verified, std::vector<std::string>{"u"});
+  Domain<2> whole(comm, Distribution<2>(box, ProcGrid<2>::automatic(P, {10, 7}), {block(), cyclic()}));
+  DistArray<double, 2> v(whole);
+  (void)io::load(path, io::named("u", v));
+  int wrong = 0;
+  v.for_each_owned([&](const Point<2>& p, const double& x) {
+    wrong += !same_bits(x, contains(hole, p) ? 0.0 : pattern<double>(p, 21));
+  });
+  EXPECT_EQ(comm.allreduce(wrong, ReduceOp::sum), 0);
+  DistArray<double, 2> back(holed);
+  (void)io::load(path, io::named("u", back));
+  EXPECT_TRUE(holds(back, 21, comm));
+  // Element (7, 5) lies over the hole: row-major index 7 * 7 + 5.
+  flip_byte(comm, path, data_offset(path, "u") + 8 * (7 * 7 + 5) + 3);
+  expect_same_error_everywhere(comm.raw(), [&] { (void)io::load(path, io::named("u", back)); }, ErrorCode::io,
+                               "dataset 'u' in '" + path + "' fails its checksum");
+}
+
 TEST(Checksum, FilesWithoutChecksumsLoadUnchecked) {
   Communicator comm(MPI_COMM_WORLD);
   ScratchDir dir(comm.raw());
