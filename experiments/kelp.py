@@ -213,7 +213,7 @@ def overlap_section(result, ctx):
         why = (f"overlap cuts rank 0's wait for ghosts from {bound * 100:.1f} % to {left * 100:.1f} % of an "
                f"iteration")
     md += (f"\n**Conclusion (computed):** KeLP's overlapped Mover (a proxy thread per SMP node) cut Redblack3D's "
-           f"running time by 8.7-19 %. Here overlap changes tessera's time per iteration by "
+           f"running time by 8.7-19 %. Here overlap changes tessera's time per iteration by (negative: faster) "
            f"{', '.join(f'{-gains[(n, t)] * 100:+.1f} %' for (n, t) in gains if t == 'tessera')} "
            f"(n = {', '.join(d)}) and the hand-written solver's by "
            f"{', '.join(f'{-gains[(n, t)] * 100:+.1f} %' for (n, t) in gains if t == 'hand')}; the best case for "
