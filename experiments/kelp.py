@@ -227,7 +227,7 @@ def overlap_section(result, ctx):
 # --- SUMMA: tessera, hand-written MPI, pdgemm -----------------------------------------------------------
 def summa_sizes(ctx):
     """Square sizes, the panel width and pdgemm's block; the check size."""
-    return ([192], 32, 32) if ctx.quick else ([384, 768], 64, 64)
+    return ([192], 32, 32) if ctx.quick else ([512, 1024], 64, 64)
 
 
 def blas_library():
