@@ -63,7 +63,7 @@ ONLY  ?=
 QUICK ?=
 EXPERIMENTS_ARGS ?=
 experiments: deps $(BUILD)/CMakeCache.txt
-	cmake --build --preset $(CONFIG) -j $(JOBS) --target adaptive_sor amp_remap
+	cmake --build --preset $(CONFIG) -j $(JOBS) --target adaptive_sor amp_remap redblack3d summa kelp_redblack_mpi kelp_summa_anchors
 	python3 experiments/run_all.py --build $(BUILD) $(foreach e,$(ONLY),--only $(e)) $(if $(QUICK),--quick) $(EXPERIMENTS_ARGS)
 
 ## make soak: the long randomised soak test (tests/soak/soak.cpp): SOAK_OPS random operations on
