@@ -48,8 +48,8 @@ class FftwMpiFt {
     // The transpose timed apart must fit the same arrays (it counts doubles, not complex numbers).
     const ptrdiff_t planes[2] = {c.nz, c.ny};
     ptrdiff_t n0 = 0, s0 = 0, n1 = 0, s1 = 0;
-    const ptrdiff_t doubles = fftw_mpi_local_size_many_transposed(2, planes, 2 * c.nx, FFTW_MPI_DEFAULT_BLOCK,
-                                                                  FFTW_MPI_DEFAULT_BLOCK, MPI_COMM_WORLD, &n0, &s0, &n1, &s1);
+    const ptrdiff_t doubles = fftw_mpi_local_size_many_transposed(
+        2, planes, 2 * c.nx, FFTW_MPI_DEFAULT_BLOCK, FFTW_MPI_DEFAULT_BLOCK, MPI_COMM_WORLD, &n0, &s0, &n1, &s1);
     alloc = std::max({alloc, (doubles + 1) / 2, ptrdiff_t{1}});
     u0_ = fftw_alloc_complex(static_cast<std::size_t>(alloc));
     u1_ = fftw_alloc_complex(static_cast<std::size_t>(alloc));
@@ -158,10 +158,11 @@ int main(int argc, char** argv) {
     const std::vector<Complex> sums = ft.run(seconds);
     const double transpose_s = ft.transposes_alone();
     if (rank == 0) {
-      std::printf("NAS FT class %c on FFTW-MPI: %lld x %lld x %lld, %d iterations, %d ranks (slabs, transposed "
-                  "spectrum), FFTW planner %s\n",
-                  c.name, static_cast<long long>(c.nx), static_cast<long long>(c.ny), static_cast<long long>(c.nz),
-                  c.iterations(), size, planner.c_str());
+      std::printf(
+          "NAS FT class %c on FFTW-MPI: %lld x %lld x %lld, %d iterations, %d ranks (slabs, transposed "
+          "spectrum), FFTW planner %s\n",
+          c.name, static_cast<long long>(c.nx), static_cast<long long>(c.ny), static_cast<long long>(c.nz),
+          c.iterations(), size, planner.c_str());
       failed = npb_ft::report_checksums(c, sums) ? 0 : 1;
       std::printf("timing: total_s=%.6f transpose_s=%.6f\n", seconds, transpose_s);
     }

@@ -24,8 +24,11 @@ class LocalFfts {
   /// No transform when howmany is 0 (a rank that owns nothing in this phase).
   LocalFfts(std::vector<int> lengths, std::int64_t howmany, std::int64_t stride, std::int64_t dist, int sign,
             unsigned flags)
-      : lengths_(std::move(lengths)), howmany_(static_cast<int>(howmany)), stride_(static_cast<int>(stride)),
-        dist_(static_cast<int>(dist)), sign_(sign) {
+      : lengths_(std::move(lengths)),
+        howmany_(static_cast<int>(howmany)),
+        stride_(static_cast<int>(stride)),
+        dist_(static_cast<int>(dist)),
+        sign_(sign) {
     if (howmany_ == 0) return;
     std::int64_t last = static_cast<std::int64_t>(howmany_ - 1) * dist_;  // the largest index the batch touches
     std::int64_t step = stride_;
