@@ -16,7 +16,7 @@ import svg_plot
 PROGRAMS = {"tessera": "experiments/nas_ft_tessera", "fftw-mpi": "experiments/nas_ft_fftw_mpi"}
 # The third variant: tessera's program with its Mover forced to KeLP's point-to-point transpose.
 VARIANTS = [("tessera", "tessera", None), ("tessera-p2p", "tessera", "point_to_point"), ("fftw-mpi", "fftw-mpi", None)]
-LABELS = {"tessera": "tessera", "tessera-p2p": "tessera, point-to-point mover", "fftw-mpi": "FFTW-MPI"}
+LABELS = {"tessera": "tessera", "tessera-p2p": "tessera p2p mover", "fftw-mpi": "FFTW-MPI"}
 RANKS = [1, 2, 3, 4]
 TIMING = re.compile(r"timing: total_s=([0-9.eE+-]+) transpose_s=([0-9.eE+-]+)")
 WORST = re.compile(r"worst relative error ([0-9.eE+-]+)")
