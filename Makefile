@@ -58,12 +58,15 @@ bench: deps
 ## facts, or the verification failure and no times) and regenerates docs/experiments.md with its
 ## plots (docs/experiments/*.svg). ONLY picks experiments (`make experiments ONLY="d3arc_fig8
 ## amp_remap"`; `experiments/run_all.py --list` names them), QUICK=1 the smoke sizes,
-## EXPERIMENTS_ARGS passes more options (e.g. --repeats 5).
+## EXPERIMENTS_ARGS passes more options (e.g. --repeats 5). The anchors' packages (FFTW-MPI for NAS FT)
+## are installed as for `make bench`, then the build is reconfigured so that their drivers are built.
 ONLY  ?=
 QUICK ?=
 EXPERIMENTS_ARGS ?=
-experiments: deps $(BUILD)/CMakeCache.txt
-	cmake --build --preset $(CONFIG) -j $(JOBS) --target adaptive_sor amp_remap redblack3d summa kelp_redblack_mpi kelp_summa_anchors
+experiments: deps
+	@scripts/install-deps.sh bench
+	cmake --preset $(CONFIG)
+	cmake --build --preset $(CONFIG) -j $(JOBS) --target adaptive_sor amp_remap redblack3d summa kelp_redblack_mpi kelp_summa_anchors nas_ft_tessera nas_ft_fftw_mpi
 	python3 experiments/run_all.py --build $(BUILD) $(foreach e,$(ONLY),--only $(e)) $(if $(QUICK),--quick) $(EXPERIMENTS_ARGS)
 
 ## make soak: the long randomised soak test (tests/soak/soak.cpp): SOAK_OPS random operations on
