@@ -108,7 +108,8 @@ class Solver {
     resid_top();
     mg3p();
     resid_top();
-    for (int k = 1; k <= top(); ++k) zero(L_.block(Field::u, k));
+    zero(L_.block(Field::u, top()));  // NPB's zero3 clears the ghosts too: so does the ghost update
+    ghosts(Field::u, top());
     initialise();
 
     L_.barrier();
