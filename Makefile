@@ -63,7 +63,8 @@ ONLY  ?=
 QUICK ?=
 EXPERIMENTS_ARGS ?=
 experiments: deps $(BUILD)/CMakeCache.txt
-	cmake --build --preset $(CONFIG) -j $(JOBS) --target adaptive_sor amp_remap
+	cmake --build --preset $(CONFIG) -j $(JOBS) --target adaptive_sor amp_remap tessera_cli \
+	  zpl_zoom zpl_fft zpl_samplesort zpl_homogeneity zpl_zoom_mpi zpl_fft_mpi zpl_samplesort_mpi zpl_homogeneity_mpi
 	python3 experiments/run_all.py --build $(BUILD) $(foreach e,$(ONLY),--only $(e)) $(if $(QUICK),--quick) $(EXPERIMENTS_ARGS)
 
 ## make soak: the long randomised soak test (tests/soak/soak.cpp): SOAK_OPS random operations on
