@@ -63,9 +63,12 @@ inline void update_ghosts(double* a, const GhostedBlock& b, bool corners, tesser
   MPI_Isend(a + lo * w + b.cols, 1, column, b.east, 2, MPI_COMM_WORLD, &cols[3]);
   MPI_Waitall(corners ? 4 : 8, req, MPI_STATUSES_IGNORE);
   MPI_Type_free(&column);
-  for (const auto& [peer, elements] : {std::pair{b.north, b.cols}, {b.south, b.cols}, {b.west, index_t{column_rows}},
-                                       {b.east, index_t{column_rows}}})
-    if (peer != MPI_PROC_NULL) moved.bytes_sent += static_cast<std::uint64_t>(elements) * sizeof(double), ++moved.messages;
+  const std::pair<int, index_t> faces[] = {{b.north, b.cols}, {b.south, b.cols}, {b.west, column_rows}, {b.east, column_rows}};
+  for (const auto& [peer, elements] : faces) {
+    if (peer == MPI_PROC_NULL) continue;
+    moved.bytes_sent += static_cast<std::uint64_t>(elements) * sizeof(double);
+    ++moved.messages;
+  }
 }
 
 }  // namespace zpl_mpi
