@@ -23,7 +23,7 @@
 
 #include "bench_records.hpp"
 #include "tessera/exchange/communicator.hpp"
-#include "tessera/exchange/mover.hpp"
+#include "tessera/exchange/mover_totals.hpp"
 
 namespace tessera::bench {
 

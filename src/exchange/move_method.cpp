@@ -8,6 +8,7 @@
 #include "checked_board.hpp"
 #include "copy_kernels.hpp"
 #include "tessera/exchange/collective_check.hpp"
+#include "tessera/exchange/mover_totals.hpp"
 
 namespace tessera {
 namespace {

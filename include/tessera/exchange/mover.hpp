@@ -89,17 +89,6 @@ struct MoverStats {
   std::uint64_t buffer_allocations = 0;  ///< grows when the mover is made and at its first overlapping local copy
 };
 
-/// The counters of every `Mover` and `FusedMover` of this process together, since it started.
-/// The array layer's movements (ghost updates, copies, section moves, index remaps,
-/// redistributions) run movers that a program never sees; to learn what one of them moved, read
-/// this before and after it and subtract (and sum over the ranks for the whole job's traffic).
-/// \code
-///   const tessera::MoverStats before = tessera::process_mover_stats();
-///   dom.redistribute(columns, tessera::Redistribution::preserve);
-///   const auto sent = tessera::process_mover_stats().bytes_sent - before.bytes_sent;  // this rank's
-/// \endcode
-[[nodiscard]] MoverStats process_mover_stats() noexcept;
-
 namespace detail {
 class MoveMethod;  // one way of moving (src/exchange/move_method.hpp)
 }  // namespace detail

@@ -7,6 +7,7 @@
 
 #include "engine_checks.hpp"
 #include "tessera/exchange/mover.hpp"
+#include "tessera/exchange/mover_totals.hpp"
 #include "tessera/plan/schedule_builders.hpp"
 
 // The messages a mover really posts are counted through MPI's profiling interface (as
