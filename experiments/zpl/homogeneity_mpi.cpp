@@ -91,14 +91,14 @@ Test homogeneity_test(const Layout& g, int sweeps, int runs, int rank, const std
     std::vector<double> work(static_cast<std::size_t>((rows + 2) * w), 0.0), next(work.size(), 0.0);
     for (index_t i = 0; i < rows; ++i)
       std::copy_n(input.data() + i * cols, cols, work.data() + (i + 1) * w + 1);
-    const zpl_mpi::GhostedBlock block = g.block(position, k);
+    const zpl_mpi::GhostedBlock mine_block = g.block(position, k);
     const double t1 = MPI_Wtime();
     MPI_Barrier(MPI_COMM_WORLD);  // start every rank's kernel together, as the tessera example does
     const double k0 = MPI_Wtime();
     for (int s = 0; s < sweeps; ++s) {
       std::vector<double>& in = s % 2 == 0 ? work : next;
       std::vector<double>& out = s % 2 == 0 ? next : work;
-      zpl_mpi::update_ghosts(in.data(), block, false, test.halo);
+      zpl_mpi::update_ghosts(in.data(), mine_block, false, test.halo);
       zpl_homogeneity::sweep(zpl_homogeneity::plain_view(static_cast<const double*>(in.data()), rows, cols),
                              zpl_homogeneity::plain_view(out.data(), rows, cols));
     }
