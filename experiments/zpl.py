@@ -250,14 +250,16 @@ def conclusion(name, d):
     for key, m in v["movements"].items():
         sent = m["tessera"]["bytes"]
         text = f"{key}: the movers sent {sent} bytes"
+        why = EXAMPLES[name].get("why", {}).get(key)
         if m["plan"]:
             text += f", {compare_bytes(sent, m['plan']['bytes'])} the {m['plan']['bytes']} bytes planned"
+        elif why:
+            text += f" (no prediction: {why})"
         theirs = m["mpi"]["bytes"]
         text += f", and the hand-written version {theirs} bytes"
         if sent != theirs and theirs:
             text += f" (tessera / hand-written = {sent / theirs:.2f}"
-            why = EXAMPLES[name].get("why", {}).get(key)
-            text += f": {why})" if why else ")"
+            text += f": {why})" if why and m["plan"] else ")"
         elif sent != theirs:
             text += " (it moves nothing)"
         parts.append(text)
