@@ -185,8 +185,8 @@ int main(int argc, char** argv) {
     const double fastest = *std::min_element(total.begin(), total.end());
     std::printf("rank  compute [s]  relative speed  blocks (run: block) compute [s]\n");
     for (int r = 0; r < size; ++r) {
-      const double t = total[static_cast<std::size_t>(r)];
-      std::printf("%4d  %.6f     %.3f          ", r, t, t > 0.0 ? fastest / t : 1.0);
+      const double rank_total = total[static_cast<std::size_t>(r)];
+      std::printf("%4d  %.6f     %.3f          ", r, rank_total, rank_total > 0.0 ? fastest / rank_total : 1.0);
       for (int k = 0; k < std::min(runs, 8); ++k) {
         const std::size_t e = static_cast<std::size_t>(k * size + r);
         std::printf(" %d:%d %.2e", k, block_of[e], compute[e]);
