@@ -66,7 +66,9 @@ EXPERIMENTS_ARGS ?=
 experiments: deps
 	@scripts/install-deps.sh bench
 	cmake --preset $(CONFIG)
-	cmake --build --preset $(CONFIG) -j $(JOBS) --target adaptive_sor amp_remap redblack3d summa kelp_redblack_mpi kelp_summa_anchors nas_mg_tessera nas_mg_mpi nas_ft_tessera nas_ft_fftw_mpi
+	cmake --build --preset $(CONFIG) -j $(JOBS) --target adaptive_sor amp_remap tessera_cli \
+	  redblack3d summa kelp_redblack_mpi kelp_summa_anchors nas_mg_tessera nas_mg_mpi nas_ft_tessera nas_ft_fftw_mpi \
+	  zpl_zoom zpl_fft zpl_samplesort zpl_homogeneity zpl_zoom_mpi zpl_fft_mpi zpl_samplesort_mpi zpl_homogeneity_mpi
 	python3 experiments/run_all.py --build $(BUILD) $(foreach e,$(ONLY),--only $(e)) $(if $(QUICK),--quick) $(EXPERIMENTS_ARGS)
 
 ## make soak: the long randomised soak test (tests/soak/soak.cpp): SOAK_OPS random operations on

@@ -8,12 +8,14 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <string>
 #include <vector>
 
+#include "support/movement_count.hpp"
+#include "zpl_fft/fft_kernels.hpp"
 #include "tessera/tessera.hpp"
 
 namespace {
@@ -21,37 +23,56 @@ namespace {
 using tessera::Box;
 using tessera::index_t;
 using tessera::Point;
-using Complex = std::complex<double>;
-
-/// The input value at (i, j): deterministic, so rank 0 can rebuild the whole array for its check,
-/// and irregular enough that no FFT output is accidentally zero.
-Complex input_value(index_t i, index_t j) {
-  const double x = static_cast<double>(i), y = static_cast<double>(j);
-  return {std::sin(0.37 * x + 1.3 * y) + 0.01 * x, std::cos(0.71 * x * y + 0.2) - 0.02 * y};
-}
-
-/// FFTW takes its complex numbers as double[2]; std::complex<double> is specified to have that
-/// layout ([complex.numbers]), so the cast is well defined.
-fftw_complex* as_fftw(Complex* p) { return reinterpret_cast<fftw_complex*>(p); }
-
-/// In-place forward 1-D FFTs of length `length` over `howmany` sequences of the local storage at
-/// `data`: element k of sequence s is at data[s * dist + k * stride]. One plan for all of them
-/// (FFTW_ESTIMATE does not touch the data while planning, so planning on the live array is safe).
-void local_ffts(Complex* data, index_t length, index_t howmany, index_t stride, index_t dist) {
-  if (length == 0 || howmany == 0) return;  // this rank owns nothing in this phase
-  const int n = static_cast<int>(length);
-  fftw_plan plan = fftw_plan_many_dft(1, &n, static_cast<int>(howmany), as_fftw(data), nullptr,
-                                      static_cast<int>(stride), static_cast<int>(dist), as_fftw(data), nullptr,
-                                      static_cast<int>(stride), static_cast<int>(dist), FFTW_FORWARD, FFTW_ESTIMATE);
-  fftw_execute(plan);
-  fftw_destroy_plan(plan);
-}
+using zpl_fft::Complex;
+using zpl_fft::input_value;
+using zpl_fft::local_ffts;
 
 /// The local view must be the owned block alone, row-major and dense: FFTW is handed raw pointers
 /// and strides, so a ghost layer or padding would silently shift every sequence.
 bool dense_without_ghosts(const tessera::LocalView<Complex, 2>& v) {
   return v.ghost_lo[0] == 0 && v.ghost_lo[1] == 0 && v.extents == v.count && v.strides[1] == 1 &&
          v.strides[0] == v.count[1];
+}
+
+/// One transform from a fresh domain: its seconds (row FFTs, corner turn, column FFTs), the
+/// corner turn's alone, what the corner turn moved (this rank's part) and the gathered result.
+struct Run {
+  double seconds = 0, turn_seconds = 0;
+  tessera::bench::Moved turn;
+  bool layout_ok = true;
+  std::vector<Complex> result;
+};
+
+Run transform(const tessera::Communicator& world, const tessera::Distribution<2>& rows,
+              const tessera::Distribution<2>& columns, index_t n, index_t m) {
+  tessera::Domain<2> dom(world, rows);
+  tessera::DistArray<Complex, 2> x(dom);  // one array: the corner turn moves it in place
+  x.for_each_owned([](const Point<2>& p, Complex& v) { v = input_value(p[0], p[1]); });
+  Run run;
+  world.barrier();
+  const double start = MPI_Wtime();
+  // Phase 1: whole rows here; sequence r starts at row r, elements contiguous.
+  if (x.patch_count() > 0) {
+    const auto v = x.local();
+    run.layout_ok &= dense_without_ghosts(v) && v.count[1] == m;
+    if (run.layout_ok) local_ffts(v.data, m, v.count[0], 1, v.strides[0]);
+  }
+  // The corner turn: every array over the domain (here just x) moves to whole columns, values kept.
+  const tessera::bench::MovementCount count;
+  const double turn_start = MPI_Wtime();
+  dom.redistribute(columns, tessera::Redistribution::preserve);
+  run.turn_seconds = MPI_Wtime() - turn_start;
+  run.turn = count.mine();
+  // Phase 2: whole columns here, stored row-major as an n x (owned columns) block: sequence c
+  // starts at column c, its elements one local row apart.
+  if (x.patch_count() > 0) {
+    const auto v = x.local();
+    run.layout_ok &= dense_without_ghosts(v) && v.count[0] == n;
+    if (run.layout_ok) local_ffts(v.data, n, v.count[1], v.strides[0], 1);
+  }
+  run.seconds = MPI_Wtime() - start;
+  run.result = x.gather_to(0);
+  return run;
 }
 
 }  // namespace
@@ -61,8 +82,12 @@ int main(int argc, char** argv) {
   const tessera::Communicator& world = env.world();
   CLI::App app{"2-D FFT by ZPL's corner turn: row FFTs, redistribute rows -> columns, column FFTs"};
   index_t n = 37, m = 24;
+  int repeat = 1;
+  std::string json;
   app.add_option("--n", n, "rows")->check(CLI::Range(index_t{1}, index_t{1} << 14));
   app.add_option("--m", m, "columns")->check(CLI::Range(index_t{1}, index_t{1} << 14));
+  app.add_option("--repeat", repeat, "transforms, each from a fresh domain and each checked")->check(CLI::Range(1, 10000));
+  app.add_option("--json", json, "rank 0 writes the timings and the corner turn's bytes here (bench records)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -78,61 +103,54 @@ int main(int argc, char** argv) {
                                       {tessera::block(), tessera::collapsed()});
   const tessera::Distribution<2> columns(box, tessera::ProcGrid<2>::with_shape(size, {1, size}),
                                          {tessera::collapsed(), tessera::block()});
-  tessera::Domain<2> dom(world, rows);
-  tessera::DistArray<Complex, 2> x(dom);  // one array: the corner turn moves it in place
-  x.for_each_owned([](const Point<2>& p, Complex& v) { v = input_value(p[0], p[1]); });
+  const std::vector<Complex> ref = rank == 0 ? zpl_fft::serial_fft(n, m) : std::vector<Complex>{};
+  const double tolerance = 1e-12 * static_cast<double>(n * m);
 
-  int layout_ok = 1;
-  const auto start = std::chrono::steady_clock::now();
-  // Phase 1: whole rows here; sequence r starts at row r, elements contiguous.
-  if (x.patch_count() > 0) {
-    const auto v = x.local();
-    layout_ok &= dense_without_ghosts(v) && v.count[1] == m;
-    if (layout_ok) local_ffts(v.data, m, v.count[0], 1, v.strides[0]);
-  }
-  // The corner turn: every array over the domain (here just x) moves to whole columns, values kept.
-  dom.redistribute(columns, tessera::Redistribution::preserve);
-  // Phase 2: whole columns here, stored row-major as an n x (owned columns) block: sequence c
-  // starts at column c, its elements one local row apart.
-  if (x.patch_count() > 0) {
-    const auto v = x.local();
-    layout_ok &= dense_without_ghosts(v) && v.count[0] == n;
-    if (layout_ok) local_ffts(v.data, n, v.count[1], v.strides[0], 1);
-  }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  tessera::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &layout_ok, 1, MPI_INT, MPI_MIN, world.raw()), "MPI_Allreduce");
-
-  const std::vector<Complex> gathered = x.gather_to(0);
-  int failed = layout_ok ? 0 : 1;
-  if (rank == 0) {
-    if (!layout_ok) std::printf("MISMATCH: a local view is not a dense block without ghosts\n");
-    std::vector<Complex> ref(static_cast<std::size_t>(n * m));
-    for (index_t i = 0; i < n; ++i)
-      for (index_t j = 0; j < m; ++j) ref[static_cast<std::size_t>(i * m + j)] = input_value(i, j);
-    fftw_plan plan = fftw_plan_dft_2d(static_cast<int>(n), static_cast<int>(m), as_fftw(ref.data()),
-                                      as_fftw(ref.data()), FFTW_FORWARD, FFTW_ESTIMATE);
-    fftw_execute(plan);
-    fftw_destroy_plan(plan);
-    // The serial 2-D transform and the row-then-column one round differently, so compare with a
-    // tolerance relative to the largest output, growing with the transform size.
-    double diff = 0.0, scale = 0.0;
-    for (std::size_t k = 0; k < ref.size(); ++k) {
-      diff = std::max(diff, std::abs(gathered[k] - ref[k]));
-      scale = std::max(scale, std::abs(ref[k]));
+  std::vector<double> seconds, turn_seconds;
+  double worst = 0.0;
+  int failed = 0;
+  tessera::bench::Moved turn;
+  for (int r = 0; r < repeat && !failed; ++r) {
+    Run run = transform(world, rows, columns, n, m);
+    int layout_ok = run.layout_ok ? 1 : 0;
+    tessera::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &layout_ok, 1, MPI_INT, MPI_MIN, world.raw()), "MPI_Allreduce");
+    if (rank == 0) {
+      worst = std::max(worst, zpl_fft::relative_error(run.result, ref));
+      failed = !layout_ok || worst > tolerance;
     }
-    const double relative = scale > 0.0 ? diff / scale : diff;
-    const double tolerance = 1e-12 * static_cast<double>(n * m);
+    tessera::check_mpi(MPI_Bcast(&failed, 1, MPI_INT, 0, world.raw()), "MPI_Bcast");
+    if (!layout_ok && rank == 0) std::printf("MISMATCH: a local view is not a dense block without ghosts\n");
+    seconds.push_back(run.seconds);
+    turn_seconds.push_back(run.turn_seconds);
+    turn = tessera::bench::sum_over_ranks(run.turn, world.raw());  // every run moves the same
+  }
+  const tessera::bench::Summary t = tessera::bench::slowest_rank_summary(seconds, world.raw());
+  const tessera::bench::Summary turn_t = tessera::bench::slowest_rank_summary(turn_seconds, world.raw());
+  if (rank == 0) {
     std::printf("%d ranks, %lld x %lld complex FFT: rows %dx1 block x collapsed, corner turn to columns 1x%d "
-                "collapsed x block, %.3f s; max |error| / max |X| = %.3e (tolerance %.1e)\n",
-                size, static_cast<long long>(n), static_cast<long long>(m), size, size, seconds, relative, tolerance);
-    if (layout_ok && relative <= tolerance) {
+                "collapsed x block, %.3f s (median of %d; corner turn %.3f s); max |error| / max |X| = %.3e "
+                "(tolerance %.1e)\n",
+                size, static_cast<long long>(n), static_cast<long long>(m), size, size, t.median, repeat,
+                turn_t.median, worst, tolerance);
+    const std::string domain = "domain=" + std::to_string(n) + "x" + std::to_string(m);
+    tessera::bench::print_movement(true, "corner-turn", turn,
+                                   "'" + domain + " grid=" + std::to_string(size) + "x1 dist=block,collapsed' '" + domain +
+                                       " grid=1x" + std::to_string(size) + " dist=collapsed,block' --ranks " +
+                                       std::to_string(size) + " --element-size " + std::to_string(sizeof(Complex)));
+    if (!failed) {
+      if (!json.empty()) {
+        const std::string name = "n" + std::to_string(n) + "-m" + std::to_string(m);
+        std::vector<tessera::bench::Record> records{
+            tessera::bench::Record::timing("zpl_fft", name, size, t),
+            tessera::bench::timing_record("zpl_fft", name, size, "movement_s", turn_t)};
+        tessera::bench::add_movement_records(records, "zpl_fft", name, size, "corner_turn", turn);
+        tessera::bench::write_json(json, records, "zpl_fft");
+      }
       std::printf("corner-turn FFT matches the serial 2-D FFT\n");
     } else {
       std::printf("MISMATCH: corner-turn FFT differs from the serial 2-D FFT\n");
-      failed = 1;
     }
   }
-  tessera::check_mpi(MPI_Bcast(&failed, 1, MPI_INT, 0, world.raw()), "MPI_Bcast");
   fftw_cleanup();
   return failed;
 }

@@ -13,50 +13,20 @@
 #include <cstdio>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "support/movement_count.hpp"
 #include "tessera/tessera.hpp"
+#include "zpl_homogeneity/smoothing.hpp"
 
 namespace {
 
 using tessera::index_t;
 using tessera::Point;
-using View = tessera::LocalView<double, 2>;
-using ConstView = tessera::LocalView<const double, 2>;
+using zpl_homogeneity::initial;
+using zpl_homogeneity::sweep;
 using Clock = std::chrono::steady_clock;
-
-/// The one update both the distributed and the serial runs use, so that they round alike.
-double smooth(double centre, double north, double south, double west, double east) {
-  return 0.2 * (centre + north + south + west + east);
-}
-
-/// Deterministic initial value of global point (i, j): a hash mapped to [0, 1), the same on every
-/// rank and in every layout.
-double initial(index_t i, index_t j) {
-  std::uint64_t x = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ULL;
-  x ^= static_cast<std::uint64_t>(j) * 0xC2B2AE3D27D4EB4FULL;
-  x ^= x >> 31;
-  x *= 0xBF58476D1CE4E5B9ULL;
-  x ^= x >> 29;
-  return static_cast<double>(x >> 11) * 0x1.0p-53;
-}
-
-/// One sweep over the owned points: `in` and `out` have the same layout (one ghost layer, zero
-/// beyond the domain), so one set of local indices addresses both.
-void sweep(const ConstView& in, const View& out) {
-  const index_t s = in.strides[0];
-  for (index_t a = 0; a < in.count[0]; ++a) {
-    const double* row = in.data + (a + in.ghost_lo[0]) * s + in.ghost_lo[1];
-    double* dst = out.data + (a + out.ghost_lo[0]) * s + out.ghost_lo[1];
-    for (index_t b = 0; b < in.count[1]; ++b) dst[b] = smooth(row[b], row[b - s], row[b + s], row[b - 1], row[b + 1]);
-  }
-}
-
-/// A row-major view over a plain vector of `rows` x `cols` owned points with one ghost layer.
-template <class T>
-tessera::LocalView<T, 2> plain_view(T* data, index_t rows, index_t cols) {
-  return {data, {rows + 2, cols + 2}, {cols + 2, 1}, {1, 1}, {rows, cols}};
-}
 
 /// Seconds spent by this rank in local sweeps and in the whole kernel (ghost updates included).
 struct KernelTimes {
@@ -83,6 +53,24 @@ KernelTimes run_kernel(tessera::DistArray<double, 2>& a, tessera::DistArray<doub
   return t;
 }
 
+/// `total` split evenly over `count` movements (0 when there were none).
+tessera::bench::Moved per(const tessera::bench::Moved& total, std::uint64_t count) {
+  if (count == 0) return {};
+  return {total.bytes_sent / count, total.messages / count, total.bytes_local / count};
+}
+
+/// Bytes the redistribution plans from `from` to `to` send between ranks, over every rank (as
+/// `tessera plan` counts them; a spec cannot place ranks in a permuted order, so the program asks
+/// the planning layer itself): every copy counted once, from its sender's plan.
+double planned_bytes(const tessera::Distribution<2>& from, const tessera::Distribution<2>& to,
+                     std::size_t bytes_per_element) {
+  index_t elements = 0;
+  for (int r = 0; r < from.comm_size(); ++r)
+    for (const auto& copy : tessera::redistribution_plan(from, to, r).copies())
+      if (copy.src_rank == r && copy.dst_rank != r) elements += tessera::volume(copy.src);
+  return static_cast<double>(elements) * static_cast<double>(bytes_per_element);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -92,11 +80,16 @@ int main(int argc, char** argv) {
   index_t n = 512;
   int sweeps = 40, permutations = 0;
   unsigned seed = 0;
+  int repeat = 1;
+  std::string json;
   app.add_option("--n", n, "grid points per dimension")->check(CLI::Range(index_t{1}, index_t{1} << 14));
   app.add_option("--sweeps", sweeps, "smoothing sweeps per run (rounded up to even)")->check(CLI::Range(0, 1000000));
   app.add_option("--permutations", permutations, "runs, rotation k of the rank list in run k (0: one per rank)")
       ->check(CLI::Range(0, 100000));
   app.add_option("--seed", seed, "shuffle the rank list before rotating it (0: ranks in order)");
+  app.add_option("--repeat", repeat, "whole tests, each from a fresh domain and each run checked")
+      ->check(CLI::Range(1, 10000));
+  app.add_option("--json", json, "rank 0 writes the timings and the movements' bytes here (bench records)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -123,53 +116,58 @@ int main(int argc, char** argv) {
     return tessera::Distribution<2>(box, grid_of(k), {tessera::block(), tessera::block()});
   };
 
-  tessera::Domain<2> dom(world, dist_of(0));
-  // `input` is set once and only ever moved (preserving redistributions), standing for costly
-  // initialisation; every run starts its work arrays from it.
-  tessera::DistArray<double, 2> input(dom);
-  tessera::DistArray<double, 2> work(dom, tessera::ghosts<2>(1).faces_only());
-  tessera::DistArray<double, 2> next(dom, tessera::ghosts<2>(1).faces_only());
-  input.for_each_owned([](const Point<2>& p, double& x) { x = initial(p[0], p[1]); });
-
+  const std::vector<double> reference = rank == 0 ? zpl_homogeneity::serial_smoothing(n, sweeps) : std::vector<double>{};
   std::vector<double> compute(static_cast<std::size_t>(runs * size)), wall(compute.size());
   std::vector<int> block_of(compute.size());  // logical grid position of rank r in run k
-  std::vector<std::vector<double>> results;
-  for (int k = 0; k < runs; ++k) {
-    // G <== procs: every array over the domain follows the new grid, values kept.
-    if (k > 0) dom.redistribute(dist_of(k), tessera::Redistribution::preserve);
-    tessera::copy(input, work);  // same distribution: a local copy, ghosts left for update_ghosts
-    tessera::check_mpi(MPI_Barrier(dom.comm().raw()), "MPI_Barrier");  // start every rank's clock together
-    const KernelTimes t = run_kernel(work, next, sweeps);
-    const std::size_t row = static_cast<std::size_t>(k * size);
-    tessera::check_mpi(MPI_Allgather(&t.compute, 1, MPI_DOUBLE, compute.data() + row, 1, MPI_DOUBLE, dom.comm().raw()),
-                       "MPI_Allgather");
-    tessera::check_mpi(MPI_Allgather(&t.wall, 1, MPI_DOUBLE, wall.data() + row, 1, MPI_DOUBLE, dom.comm().raw()),
-                       "MPI_Allgather");
-    const tessera::ProcGrid<2>& grid = dom.distribution().grid();
-    for (int r = 0; r < size; ++r) block_of[row + static_cast<std::size_t>(r)] = grid.logical_of(r).value_or(-1);
-    results.push_back(work.gather_to(0));
+  std::vector<double> seconds;                // per repetition: every run's permutation, copy and kernel
+  int identical = 0;
+  std::size_t bytes_per_element = 0;
+  tessera::bench::Moved halo, permute;
+  for (int rep = 0; rep < repeat; ++rep) {
+    tessera::Domain<2> dom(world, dist_of(0));
+    // `input` is set once and only ever moved (preserving redistributions), standing for costly
+    // initialisation; every run starts its work arrays from it.
+    tessera::DistArray<double, 2> input(dom);
+    tessera::DistArray<double, 2> work(dom, tessera::ghosts<2>(1).faces_only());
+    tessera::DistArray<double, 2> next(dom, tessera::ghosts<2>(1).faces_only());
+    input.for_each_owned([](const Point<2>& p, double& x) { x = initial(p[0], p[1]); });
+    bytes_per_element = dom.bytes_per_element();
+    double repetition_seconds = 0.0;
+    tessera::bench::Moved halo_mine, permute_mine;
+    for (int k = 0; k < runs; ++k) {
+      world.barrier();
+      const double t0 = MPI_Wtime();
+      // G <== procs: every array over the domain follows the new grid, values kept.
+      if (k > 0) {
+        const tessera::bench::MovementCount permute_count;
+        dom.redistribute(dist_of(k), tessera::Redistribution::preserve);
+        permute_mine += permute_count.mine();
+      }
+      tessera::copy(input, work);  // same distribution: a local copy, ghosts left for update_ghosts
+      const double t1 = MPI_Wtime();
+      tessera::check_mpi(MPI_Barrier(dom.comm().raw()), "MPI_Barrier");  // start every rank's clock together
+      const tessera::bench::MovementCount halo_count;
+      const KernelTimes t = run_kernel(work, next, sweeps);
+      halo_mine += halo_count.mine();
+      repetition_seconds += (t1 - t0) + t.wall;
+      const std::size_t row = static_cast<std::size_t>(k * size);
+      tessera::check_mpi(MPI_Allgather(&t.compute, 1, MPI_DOUBLE, compute.data() + row, 1, MPI_DOUBLE, dom.comm().raw()),
+                         "MPI_Allgather");
+      tessera::check_mpi(MPI_Allgather(&t.wall, 1, MPI_DOUBLE, wall.data() + row, 1, MPI_DOUBLE, dom.comm().raw()),
+                         "MPI_Allgather");
+      const tessera::ProcGrid<2>& grid = dom.distribution().grid();
+      for (int r = 0; r < size; ++r) block_of[row + static_cast<std::size_t>(r)] = grid.logical_of(r).value_or(-1);
+      const std::vector<double> got = work.gather_to(0);
+      identical += rank == 0 && got == reference;
+    }
+    seconds.push_back(repetition_seconds);
+    halo = tessera::bench::sum_over_ranks(halo_mine, world.raw());  // every repetition moves the same
+    permute = tessera::bench::sum_over_ranks(permute_mine, world.raw());
   }
 
+  const tessera::bench::Summary t = tessera::bench::slowest_rank_summary(seconds, world.raw());
   int failed = 0;
   if (rank == 0) {
-    // The same kernel serially, from the same initial values.
-    std::vector<double> a(static_cast<std::size_t>((n + 2) * (n + 2)), 0.0), b(a.size(), 0.0);
-    const View av = plain_view(a.data(), n, n);
-    for (index_t i = 0; i < n; ++i)
-      for (index_t j = 0; j < n; ++j) av({i + 1, j + 1}) = initial(i, j);
-    for (int s = 0; s < sweeps; ++s) {
-      std::vector<double>& in = s % 2 == 0 ? a : b;
-      std::vector<double>& out = s % 2 == 0 ? b : a;
-      sweep(plain_view(static_cast<const double*>(in.data()), n, n), plain_view(out.data(), n, n));
-    }
-    int identical = 0;
-    for (const auto& got : results) {
-      index_t mismatches = 0;
-      for (index_t i = 0; i < n; ++i)
-        for (index_t j = 0; j < n; ++j) mismatches += got[static_cast<std::size_t>(i * n + j)] != av({i + 1, j + 1});
-      identical += mismatches == 0;
-    }
-
     std::printf("%d ranks, grid %lldx%lld, n = %lld, %d sweeps, %d permutations of the rank table%s\n", size,
                 static_cast<long long>(shape[0]), static_cast<long long>(shape[1]), static_cast<long long>(n), sweeps,
                 runs, seed != 0 ? " (shuffled)" : "");
@@ -187,18 +185,41 @@ int main(int argc, char** argv) {
     const double fastest = *std::min_element(total.begin(), total.end());
     std::printf("rank  compute [s]  relative speed  blocks (run: block) compute [s]\n");
     for (int r = 0; r < size; ++r) {
-      const double t = total[static_cast<std::size_t>(r)];
-      std::printf("%4d  %.6f     %.3f          ", r, t, t > 0.0 ? fastest / t : 1.0);
+      const double rank_total = total[static_cast<std::size_t>(r)];
+      std::printf("%4d  %.6f     %.3f          ", r, rank_total, rank_total > 0.0 ? fastest / rank_total : 1.0);
       for (int k = 0; k < std::min(runs, 8); ++k) {
         const std::size_t e = static_cast<std::size_t>(k * size + r);
         std::printf(" %d:%d %.2e", k, block_of[e], compute[e]);
       }
       std::printf("%s\n", runs > 8 ? " ..." : "");
     }
-    if (identical == runs) {
+    std::printf("%d repetitions of the whole test: %.3f s (median; permutations, copies and kernels)\n", repeat,
+                t.median);
+    // Per ghost update and per permutation: every update (and every rotation) moves the same.
+    const tessera::bench::Moved per_update = per(halo, static_cast<std::uint64_t>(runs) * sweeps);
+    const tessera::bench::Moved per_permutation = per(permute, static_cast<std::uint64_t>(runs - 1));
+    tessera::bench::print_movement(true, "halo", per_update,
+                                   "'domain=" + std::to_string(n) + "x" + std::to_string(n) + " grid=" +
+                                       std::to_string(shape[0]) + "x" + std::to_string(shape[1]) +
+                                       " dist=block,block ghosts=1,faces' --halo --ranks " + std::to_string(size) +
+                                       " --element-size " + std::to_string(sizeof(double)));
+    tessera::bench::print_movement(true, "permute", per_permutation);
+    const double planned = runs > 1 ? planned_bytes(dist_of(0), dist_of(1), bytes_per_element) : 0.0;
+    std::printf("permute: the redistribution plans move %.0f bytes between ranks (%zu bytes per element: every "
+                "array over the domain)\n",
+                planned, bytes_per_element);
+    if (identical == runs * repeat) {
+      if (!json.empty()) {
+        const std::string name = "n" + std::to_string(n) + "-sweeps" + std::to_string(sweeps);
+        std::vector<tessera::bench::Record> records{tessera::bench::Record::timing("zpl_homogeneity", name, size, t)};
+        tessera::bench::add_movement_records(records, "zpl_homogeneity", name, size, "halo", per_update);
+        tessera::bench::add_movement_records(records, "zpl_homogeneity", name, size, "permute", per_permutation);
+        records.push_back(tessera::bench::Record::count("zpl_homogeneity", name, size, "permute_planned_bytes", planned));
+        tessera::bench::write_json(json, records, "zpl_homogeneity");
+      }
       std::printf("homogeneity test: results identical under %d grid permutations (and to the serial run)\n", runs);
     } else {
-      std::printf("MISMATCH: only %d of %d permutations match the serial run bit for bit\n", identical, runs);
+      std::printf("MISMATCH: only %d of %d permuted runs match the serial run bit for bit\n", identical, runs * repeat);
       failed = 1;
     }
   }

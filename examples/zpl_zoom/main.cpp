@@ -7,98 +7,29 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <chrono>
-#include <cmath>
+#include <array>
 #include <cstdio>
 #include <set>
+#include <string>
 #include <vector>
 
+#include "support/movement_count.hpp"
 #include "tessera/tessera.hpp"
+#include "zpl_zoom/zoom_kernels.hpp"
 
 namespace {
 
 using tessera::Box;
 using tessera::index_t;
 using tessera::Point;
-
-/// f, two bumps of different strength and width: the strong narrow one is what the zoom should find.
-double source(double x, double y) {
-  const double a = (x - 0.3) * (x - 0.3) + (y - 0.35) * (y - 0.35);
-  const double b = (x - 0.7) * (x - 0.7) + (y - 0.6) * (y - 0.6);
-  return 40.0 * std::exp(-a / 0.02) + 400.0 * std::exp(-b / 0.002);
-}
-
-/// Centre of cell i of a grid of spacing h (cell-centred, the unit square split into cells).
-double centre(index_t i, double h) { return (static_cast<double>(i) + 0.5) * h; }
-
-/// The one Jacobi update both the distributed and the serial runs use, so that they round alike.
-double jacobi(double north, double south, double west, double east, double h2f) {
-  return 0.25 * (north + south + west + east + h2f);
-}
-
-/// Floor of a / b for b > 0 (C++ division truncates towards zero).
-index_t floor_div(index_t a, index_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-
-/// Bilinear interpolation of the coarse cell-centred values `coarse(i, j)` (i, j in `roi`) at the
-/// centre of fine cell (fi, fj), fine cells being r x r times smaller. Indices are clamped to the
-/// roi, so the edge cells extrapolate the nearest value. Reads coarse cells at most one outside
-/// the r x r-shrunk fine box, which is why the zoom array carries one ghost layer.
-template <class Coarse>
-double interpolate(const Coarse& coarse, const Box<2>& roi, index_t fi, index_t fj, index_t r) {
-  index_t lo[2], hi[2];
-  double t[2];
-  const index_t f[2] = {fi, fj};
-  for (int d = 0; d < 2; ++d) {
-    // Fine centre in coarse index units is (f + 1/2)/r - 1/2 = (2f + 1 - r) / 2r: integers only.
-    const index_t num = 2 * f[d] + 1 - r, den = 2 * r;
-    const index_t i0 = floor_div(num, den);
-    t[d] = static_cast<double>(num - i0 * den) / static_cast<double>(den);
-    lo[d] = std::clamp(i0, roi.lo[d], roi.hi[d] - 1);
-    hi[d] = std::clamp(i0 + 1, roi.lo[d], roi.hi[d] - 1);
-  }
-  const double row0 = (1.0 - t[1]) * coarse(lo[0], lo[1]) + t[1] * coarse(lo[0], hi[1]);
-  const double row1 = (1.0 - t[1]) * coarse(hi[0], lo[1]) + t[1] * coarse(hi[0], hi[1]);
-  return (1.0 - t[0]) * row0 + t[0] * row1;
-}
-
-/// Mean of the r x r fine cells of coarse cell (i, j), summed in one fixed order.
-template <class Fine>
-double restrict_cell(const Fine& fine, index_t i, index_t j, index_t r) {
-  double s = 0.0;
-  for (index_t a = 0; a < r; ++a)
-    for (index_t b = 0; b < r; ++b) s += fine(i * r + a, j * r + b);
-  return s / static_cast<double>(r * r);
-}
-
-/// A plain serial array over `box` with one zero ghost layer, addressed by global indices.
-struct Plain {
-  Box<2> box;
-  index_t width;
-  std::vector<double> v;
-  explicit Plain(const Box<2>& b)
-      : box(b),
-        width(b.hi[1] - b.lo[1] + 2),
-        v(static_cast<std::size_t>((b.hi[0] - b.lo[0] + 2) * width), 0.0) {}
-  double& operator()(index_t i, index_t j) {
-    return v[static_cast<std::size_t>((i - box.lo[0] + 1) * width + (j - box.lo[1] + 1))];
-  }
-  double operator()(index_t i, index_t j) const {
-    return v[static_cast<std::size_t>((i - box.lo[0] + 1) * width + (j - box.lo[1] + 1))];
-  }
-};
-
-/// `sweeps` Jacobi sweeps over the points of `region`, alternating between `a` and `b` (both must
-/// already agree outside the region): an even count leaves the result in `a`.
-void serial_jacobi(Plain& a, Plain& b, const Box<2>& region, int sweeps, double h) {
-  for (int s = 0; s < sweeps; ++s) {
-    const Plain& in = s % 2 == 0 ? a : b;
-    Plain& out = s % 2 == 0 ? b : a;
-    for (index_t i = region.lo[0]; i < region.hi[0]; ++i)
-      for (index_t j = region.lo[1]; j < region.hi[1]; ++j)
-        out(i, j) = jacobi(in(i - 1, j), in(i + 1, j), in(i, j - 1), in(i, j + 1),
-                           h * h * source(centre(i, h), centre(j, h)));
-  }
-}
+using zpl_zoom::centre;
+using zpl_zoom::interior;
+using zpl_zoom::interpolate;
+using zpl_zoom::jacobi;
+using zpl_zoom::region_of_interest;
+using zpl_zoom::restrict_cell;
+using zpl_zoom::SerialZoom;
+using zpl_zoom::source;
 
 /// The same sweeps over a distributed pair: refresh the ghosts of the input, then ZPL's
 /// `[region] out := jacobi(in@north, in@south, in@west, in@east, h²f)` as one region statement.
@@ -118,15 +49,111 @@ void dist_jacobi(tessera::DistArray<double, 2>& a, tessera::DistArray<double, 2>
   }
 }
 
-/// The region of interest: an m x m box around `at`, shifted to lie inside [0, n)².
-Box<2> region_of_interest(const Point<2>& at, index_t m, index_t n) {
-  Point<2> lo;
-  for (std::size_t d = 0; d < 2; ++d) lo[d] = std::clamp(at[d] - m / 2, index_t{0}, n - m);
-  return Box<2>::from_extents(lo, {m, m});
+
+/// One zoom from fresh domains: the seconds of the whole computation and of the copy into the
+/// zoom alone, what the copies and one fine ghost update moved (this rank's part), the region,
+/// the grids, the coarse boundaries and the gathered results.
+struct Run {
+  double seconds = 0, zoom_in_seconds = 0, peak = 0, fine_peak = 0;
+  Point<2> peak_at{};
+  Box<2> roi;
+  std::size_t roi_owners = 0;
+  tessera::bench::Moved zoom_in, zoom_out, fine_halo;  // fine_halo: every fine sweep's update together
+  std::array<std::vector<index_t>, 2> coarse_cuts, fine_cuts;
+  Point<2> coarse_shape{}, zoom_shape{};
+  std::vector<double> coarse, fine;
+};
+
+Run zoom_once(const tessera::Communicator& world, index_t n, index_t m, index_t r, int coarse_sweeps, int fine_sweeps) {
+  const int size = world.size();
+  const double h = 1.0 / static_cast<double>(n), hf = h / static_cast<double>(r);
+  Run run;
+  world.barrier();
+  const double start = MPI_Wtime();
+  // computeApprox: the whole coarse grid, block x block over an automatic grid. Ghosts beyond the
+  // domain stay zero: the Dirichlet boundary.
+  const Box<2> box({0, 0}, {n, n});
+  tessera::Domain<2> dom(world, tessera::Distribution<2>(box, tessera::ProcGrid<2>::automatic(size, {n, n}),
+                                                         {tessera::block(), tessera::block()}));
+  tessera::DistArray<double, 2> u(dom, tessera::ghosts<2>(1).faces_only());
+  tessera::DistArray<double, 2> u_next(dom, tessera::ghosts<2>(1).faces_only());
+  dist_jacobi(u, u_next, box, coarse_sweeps, h);
+  const tessera::ValueAt<double, 2> peak = u.max_loc();  // same bits and point on every rank
+  run.peak = peak.value, run.peak_at = peak.at;
+  const Box<2> roi = region_of_interest(peak.at, m, n);
+  std::set<int> roi_owners;
+  for (const auto& piece : dom.distribution().pieces(roi)) roi_owners.insert(piece.rank);
+  run.roi = roi, run.roi_owners = roi_owners.size();
+
+  // DZoom <=# [blk(x1,x2), blk(y1,y2)]: a new domain over the roi alone, keeping its global indices,
+  // block x block over a grid of ALL ranks, so every rank works on the zoom however few own the roi.
+  const tessera::ProcGrid<2> zgrid = tessera::ProcGrid<2>::automatic(size, {m, m});
+  tessera::Domain<2> zdom(world, tessera::Distribution<2>(roi, zgrid, {tessera::block(), tessera::block()}));
+  tessera::DistArray<double, 2> zoom(zdom, tessera::ghosts<2>(1));  // ghosts: interpolation reads neighbours
+  const tessera::bench::MovementCount zoom_in_count;
+  const double zoom_in_start = MPI_Wtime();
+  tessera::copy_section(u, roi, zoom, roi.lo);  // [RZoom] Zoom := A#[,]
+  run.zoom_in_seconds = MPI_Wtime() - zoom_in_start;
+  run.zoom_in = zoom_in_count.mine();
+  zoom.update_ghosts();
+
+  // The fine domain cuts each axis at r times the zoom's block boundaries, so the fine cells of a
+  // coarse cell live on the rank that owns it: refinement and restriction are local loops.
+  const Box<2> fine_box(roi.lo * r, roi.hi * r);
+  std::array<tessera::DimSpec, 2> fine_specs;
+  for (std::size_t d = 0; d < 2; ++d) {
+    std::vector<index_t> cuts = zdom.distribution().dim(d).boundaries();
+    for (index_t& c : cuts) c *= r;
+    run.fine_cuts[d] = cuts;
+    run.coarse_cuts[d] = dom.distribution().dim(d).boundaries();
+    fine_specs[d] = tessera::cut(std::move(cuts));
+  }
+  run.coarse_shape = dom.distribution().grid().shape(), run.zoom_shape = zgrid.shape();
+  tessera::Domain<2> fdom(world, tessera::Distribution<2>(fine_box, zgrid, fine_specs));
+  tessera::DistArray<double, 2> fine(fdom, tessera::ghosts<2>(1).faces_only()),
+      fine_next(fdom, tessera::ghosts<2>(1).faces_only());
+  fine.for_each_owned([&](const Point<2>& p, double& x) {
+    x = interpolate([&](index_t i, index_t j) { return zoom.at({i, j}); }, roi, p[0], p[1], r);
+  });
+  // computeMore: the fine sweeps keep the interpolated outer ring fixed, so both arrays need it.
+  tessera::copy(fine, fine_next);
+  const tessera::bench::MovementCount fine_count;
+  dist_jacobi(fine, fine_next, interior(fine_box), fine_sweeps, hf);
+  run.fine_halo = fine_count.mine();
+
+  // Back to coarse resolution on the zoom's own ranks, then [x1..x2, y1..y2] A := Zoom#[,].
+  zoom.for_each_owned([&](const Point<2>& p, double& x) {
+    x = restrict_cell([&](index_t i, index_t j) { return fine.at({i, j}); }, p[0], p[1], r);
+  });
+  const tessera::bench::MovementCount zoom_out_count;
+  tessera::copy_section(zoom, roi, u, roi.lo);
+  run.zoom_out = zoom_out_count.mine();
+  run.fine_peak = fine.max();
+  run.seconds = MPI_Wtime() - start;
+  run.coarse = u.gather_to(0), run.fine = fine.gather_to(0);
+  return run;
 }
 
-/// The box shrunk by one on every side: the fine sweeps keep the interpolated ring as boundary.
-Box<2> interior(const Box<2>& b) { return {b.lo + Point<2>{1, 1}, b.hi - Point<2>{1, 1}}; }
+/// A spec's "lo:hi" range and "cut(...)" list for one dimension.
+std::string range_text(index_t lo, index_t hi) { return std::to_string(lo) + ":" + std::to_string(hi); }
+std::string cut_text(const std::vector<index_t>& cuts) {
+  std::string out;
+  for (const index_t c : cuts) out += (out.empty() ? "cut(" : ",") + std::to_string(c);
+  return out + ")";
+}
+
+/// The spec of `box` over a `shape` grid with per-dimension cuts, each clipped to the box (empty
+/// intervals allowed: a coordinate that owns nothing of it).
+std::string cut_spec(const Box<2>& box, const Point<2>& shape, const std::array<std::vector<index_t>, 2>& cuts) {
+  std::string dist;
+  for (std::size_t d = 0; d < 2; ++d) {
+    std::vector<index_t> clipped;
+    for (const index_t c : cuts[d]) clipped.push_back(std::clamp(c, box.lo[d], box.hi[d]));
+    dist += (d ? "," : "") + cut_text(clipped);
+  }
+  return "domain=" + range_text(box.lo[0], box.hi[0]) + "x" + range_text(box.lo[1], box.hi[1]) + " grid=" +
+         std::to_string(shape[0]) + "x" + std::to_string(shape[1]) + " dist=" + dist;
+}
 
 }  // namespace
 
@@ -135,7 +162,8 @@ int main(int argc, char** argv) {
   const tessera::Communicator& world = env.world();
   CLI::App app{"ZPL computational zoom: coarse Jacobi, zoom into a region over all ranks, refine, sweep, copy back"};
   index_t n = 96, m = 16, r = 4;
-  int coarse_sweeps = 200, fine_sweeps = 400;
+  int coarse_sweeps = 200, fine_sweeps = 400, repeat = 1;
+  std::string json;
   app.add_option("--n", n, "coarse cells per dimension")->check(CLI::Range(index_t{4}, index_t{1} << 13));
   app.add_option("--zoom", m, "coarse cells per dimension of the region of interest")
       ->check(CLI::Range(index_t{3}, index_t{1} << 13));
@@ -144,6 +172,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1000000));
   app.add_option("--fine-sweeps", fine_sweeps, "Jacobi sweeps on the fine grid (rounded up to even)")
       ->check(CLI::Range(0, 1000000));
+  app.add_option("--repeat", repeat, "zooms, each from fresh domains and each checked")->check(CLI::Range(1, 10000));
+  app.add_option("--json", json, "rank 0 writes the timings and the movements' bytes here (bench records)");
   try {
     app.parse(argc, argv);
     if (m > n) throw CLI::ValidationError("--zoom", "must not exceed --n");
@@ -154,102 +184,71 @@ int main(int argc, char** argv) {
   coarse_sweeps += coarse_sweeps % 2;
   fine_sweeps += fine_sweeps % 2;
   const int rank = world.rank(), size = world.size();
-  const double h = 1.0 / static_cast<double>(n), hf = h / static_cast<double>(r);
-  const auto start = std::chrono::steady_clock::now();
+  const SerialZoom ref = rank == 0 ? zpl_zoom::serial_zoom(n, m, r, coarse_sweeps, fine_sweeps) : SerialZoom{};
 
-  // computeApprox: the whole coarse grid, block x block over an automatic grid. Ghosts beyond the
-  // domain stay zero: the Dirichlet boundary.
-  const Box<2> box({0, 0}, {n, n});
-  tessera::Domain<2> dom(world, tessera::Distribution<2>(box, tessera::ProcGrid<2>::automatic(size, {n, n}),
-                                                         {tessera::block(), tessera::block()}));
-  tessera::DistArray<double, 2> u(dom, tessera::ghosts<2>(1).faces_only());
-  tessera::DistArray<double, 2> u_next(dom, tessera::ghosts<2>(1).faces_only());
-  dist_jacobi(u, u_next, box, coarse_sweeps, h);
-  const tessera::ValueAt<double, 2> peak = u.max_loc();  // same bits and point on every rank
-  const Box<2> roi = region_of_interest(peak.at, m, n);
-  std::set<int> roi_owners;
-  for (const auto& piece : dom.distribution().pieces(roi)) roi_owners.insert(piece.rank);
-
-  // DZoom <=# [blk(x1,x2), blk(y1,y2)]: a new domain over the roi alone, keeping its global indices,
-  // block x block over a grid of ALL ranks, so every rank works on the zoom however few own the roi.
-  const tessera::ProcGrid<2> zgrid = tessera::ProcGrid<2>::automatic(size, {m, m});
-  tessera::Domain<2> zdom(world, tessera::Distribution<2>(roi, zgrid, {tessera::block(), tessera::block()}));
-  tessera::DistArray<double, 2> zoom(zdom, tessera::ghosts<2>(1));  // ghosts: interpolation reads neighbours
-  tessera::copy_section(u, roi, zoom, roi.lo);                      // [RZoom] Zoom := A#[,]
-  zoom.update_ghosts();
-
-  // The fine domain cuts each axis at r times the zoom's block boundaries, so the fine cells of a
-  // coarse cell live on the rank that owns it: refinement and restriction are local loops.
-  const Box<2> fine_box(roi.lo * r, roi.hi * r);
-  std::array<tessera::DimSpec, 2> fine_specs;
-  for (std::size_t d = 0; d < 2; ++d) {
-    std::vector<index_t> cuts = zdom.distribution().dim(d).boundaries();
-    for (index_t& c : cuts) c *= r;
-    fine_specs[d] = tessera::cut(std::move(cuts));
+  std::vector<double> seconds, zoom_in_seconds;
+  Run run;
+  index_t mismatched = 0;
+  bool same_roi = true;
+  for (int k = 0; k < repeat && mismatched == 0; ++k) {
+    run = zoom_once(world, n, m, r, coarse_sweeps, fine_sweeps);
+    if (rank == 0) {
+      same_roi = ref.roi == run.roi;
+      mismatched = zpl_zoom::mismatches(run.coarse, ref.coarse) + zpl_zoom::mismatches(run.fine, ref.fine) + !same_roi;
+    }
+    seconds.push_back(run.seconds);
+    zoom_in_seconds.push_back(run.zoom_in_seconds);
+    tessera::check_mpi(MPI_Bcast(&mismatched, 1, MPI_INT64_T, 0, world.raw()), "MPI_Bcast");
   }
-  tessera::Domain<2> fdom(world, tessera::Distribution<2>(fine_box, zgrid, fine_specs));
-  tessera::DistArray<double, 2> fine(fdom, tessera::ghosts<2>(1).faces_only()),
-      fine_next(fdom, tessera::ghosts<2>(1).faces_only());
-  fine.for_each_owned([&](const Point<2>& p, double& x) {
-    x = interpolate([&](index_t i, index_t j) { return zoom.at({i, j}); }, roi, p[0], p[1], r);
-  });
-  // computeMore: the fine sweeps keep the interpolated outer ring fixed, so both arrays need it.
-  tessera::copy(fine, fine_next);
-  dist_jacobi(fine, fine_next, interior(fine_box), fine_sweeps, hf);
-
-  // Back to coarse resolution on the zoom's own ranks, then [x1..x2, y1..y2] A := Zoom#[,].
-  zoom.for_each_owned([&](const Point<2>& p, double& x) {
-    x = restrict_cell([&](index_t i, index_t j) { return fine.at({i, j}); }, p[0], p[1], r);
-  });
-  tessera::copy_section(zoom, roi, u, roi.lo);
-  const double fine_peak = fine.max();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-
-  const std::vector<double> coarse_result = u.gather_to(0), fine_result = fine.gather_to(0);
+  const tessera::bench::Summary t = tessera::bench::slowest_rank_summary(seconds, world.raw());
+  const tessera::bench::Summary zoom_in_t = tessera::bench::slowest_rank_summary(zoom_in_seconds, world.raw());
+  const tessera::bench::Moved zoom_in = tessera::bench::sum_over_ranks(run.zoom_in, world.raw());
+  const tessera::bench::Moved zoom_out = tessera::bench::sum_over_ranks(run.zoom_out, world.raw());
+  tessera::bench::Moved fine_halo = tessera::bench::sum_over_ranks(run.fine_halo, world.raw());
+  if (fine_sweeps > 0) {  // per ghost update: every fine sweep updates the same ghosts
+    const auto k = static_cast<std::uint64_t>(fine_sweeps);
+    fine_halo = {fine_halo.bytes_sent / k, fine_halo.messages / k, fine_halo.bytes_local / k};
+  }
   int failed = 0;
   if (rank == 0) {
-    // The same steps serially, over plain arrays with one zero ghost layer.
-    Plain a(box), b(box);
-    serial_jacobi(a, b, box, coarse_sweeps, h);
-    Point<2> at{};
-    double best = a(0, 0);
-    for (index_t i = 0; i < n; ++i)
-      for (index_t j = 0; j < n; ++j)
-        if (a(i, j) > best) best = a(i, j), at = {i, j};  // strict: the first (row-major) maximum wins
-    const Box<2> sroi = region_of_interest(at, m, n);
-    Plain f(fine_box), g(fine_box);
-    for (index_t i = fine_box.lo[0]; i < fine_box.hi[0]; ++i)
-      for (index_t j = fine_box.lo[1]; j < fine_box.hi[1]; ++j)
-        f(i, j) = interpolate([&](index_t ci, index_t cj) { return a(ci, cj); }, sroi, i, j, r);
-    g = f;
-    serial_jacobi(f, g, interior(fine_box), fine_sweeps, hf);
-    for (index_t i = sroi.lo[0]; i < sroi.hi[0]; ++i)
-      for (index_t j = sroi.lo[1]; j < sroi.hi[1]; ++j) a(i, j) = restrict_cell(f, i, j, r);
-
-    index_t mismatches = 0;
-    for (index_t i = 0; i < n; ++i)
-      for (index_t j = 0; j < n; ++j) mismatches += coarse_result[static_cast<std::size_t>(i * n + j)] != a(i, j);
+    const Box<2>& roi = run.roi;
+    const Box<2> fine_box(roi.lo * r, roi.hi * r);
     const index_t fw = fine_box.hi[1] - fine_box.lo[1];
-    for (index_t i = fine_box.lo[0]; i < fine_box.hi[0]; ++i)
-      for (index_t j = fine_box.lo[1]; j < fine_box.hi[1]; ++j)
-        mismatches += fine_result[static_cast<std::size_t>((i - fine_box.lo[0]) * fw + (j - fine_box.lo[1]))] !=
-                      f(i, j);
     std::printf("%d ranks: coarse %lldx%lld (%d sweeps), peak %.6f at (%lld,%lld); roi [%lld,%lld)x[%lld,%lld)"
                 " owned by %zu of %d ranks on the coarse grid\n",
-                size, static_cast<long long>(n), static_cast<long long>(n), coarse_sweeps, peak.value,
-                static_cast<long long>(peak.at[0]), static_cast<long long>(peak.at[1]),
-                static_cast<long long>(roi.lo[0]), static_cast<long long>(roi.hi[0]),
-                static_cast<long long>(roi.lo[1]), static_cast<long long>(roi.hi[1]), roi_owners.size(), size);
+                size, static_cast<long long>(n), static_cast<long long>(n), coarse_sweeps, run.peak,
+                static_cast<long long>(run.peak_at[0]), static_cast<long long>(run.peak_at[1]),
+                static_cast<long long>(roi.lo[0]), static_cast<long long>(roi.hi[0]), static_cast<long long>(roi.lo[1]),
+                static_cast<long long>(roi.hi[1]), run.roi_owners, size);
     std::printf("zoom: %lldx%lld fine cells (refine %lld) over %d ranks (grid %lldx%lld), %d sweeps, fine peak %.6f,"
-                " %.3f s\n",
-                static_cast<long long>(fw), static_cast<long long>(fw), static_cast<long long>(r), zgrid.size(),
-                static_cast<long long>(zgrid.extent(0)), static_cast<long long>(zgrid.extent(1)), fine_sweeps,
-                fine_peak, seconds);
-    if (mismatches == 0 && sroi == roi) {
+                " %.3f s (median of %d; copy into the zoom %.6f s)\n",
+                static_cast<long long>(fw), static_cast<long long>(fw), static_cast<long long>(r), size,
+                static_cast<long long>(run.zoom_shape[0]), static_cast<long long>(run.zoom_shape[1]), fine_sweeps,
+                run.fine_peak, t.median, repeat, zoom_in_t.median);
+    const std::string coarse_part = cut_spec(roi, run.coarse_shape, run.coarse_cuts);
+    const std::string zoom_spec = "domain=" + range_text(roi.lo[0], roi.hi[0]) + "x" + range_text(roi.lo[1], roi.hi[1]) +
+                                  " grid=" + std::to_string(run.zoom_shape[0]) + "x" +
+                                  std::to_string(run.zoom_shape[1]) + " dist=block,block";
+    const std::string tail = " --ranks " + std::to_string(size) + " --element-size " + std::to_string(sizeof(double));
+    tessera::bench::print_movement(true, "zoom-in", zoom_in, "'" + coarse_part + "' '" + zoom_spec + "'" + tail);
+    tessera::bench::print_movement(true, "zoom-out", zoom_out, "'" + zoom_spec + "' '" + coarse_part + "'" + tail);
+    tessera::bench::print_movement(true, "fine-halo", fine_halo,
+                                   "'" + cut_spec(fine_box, run.zoom_shape, run.fine_cuts) + " ghosts=1,faces' --halo" + tail);
+    if (mismatched == 0 && same_roi) {
+      if (!json.empty()) {
+        const std::string name = "n" + std::to_string(n) + "-zoom" + std::to_string(m) + "-refine" + std::to_string(r);
+        std::vector<tessera::bench::Record> records{
+            tessera::bench::Record::timing("zpl_zoom", name, size, t),
+            tessera::bench::timing_record("zpl_zoom", name, size, "movement_s", zoom_in_t)};
+        tessera::bench::add_movement_records(records, "zpl_zoom", name, size, "zoom_in", zoom_in);
+        tessera::bench::add_movement_records(records, "zpl_zoom", name, size, "zoom_out", zoom_out);
+        tessera::bench::add_movement_records(records, "zpl_zoom", name, size, "fine_halo", fine_halo);
+        tessera::bench::write_json(json, records, "zpl_zoom");
+      }
       std::printf("computational zoom matches the serial reference bit for bit\n");
     } else {
       std::printf("MISMATCH: %lld values differ (serial roi %s the distributed one)\n",
-                  static_cast<long long>(mismatches), sroi == roi ? "equals" : "differs from");
+                  static_cast<long long>(mismatched), same_roi ? "equals" : "differs from");
       failed = 1;
     }
   }

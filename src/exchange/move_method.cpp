@@ -1,13 +1,46 @@
 #include "move_method.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <utility>
 
 #include "checked_board.hpp"
 #include "copy_kernels.hpp"
 #include "tessera/exchange/collective_check.hpp"
+#include "tessera/exchange/mover_totals.hpp"
 
-namespace tessera::detail {
+namespace tessera {
+namespace {
+
+// Every mover's counters together (process_mover_stats). Atomic: movers used on different threads
+// (each by one thread) must not race on them.
+struct ProcessCounters {
+  std::atomic<std::uint64_t> executions{0}, messages_sent{0}, bytes_sent{0}, bytes_copied_locally{0},
+      buffer_allocations{0};
+};
+
+ProcessCounters& process_counters() noexcept {
+  static ProcessCounters counters;
+  return counters;
+}
+
+void add(std::atomic<std::uint64_t>& counter, std::uint64_t n) noexcept { counter.fetch_add(n, std::memory_order_relaxed); }
+
+}  // namespace
+
+MoverStats process_mover_stats() noexcept {
+  const ProcessCounters& c = process_counters();
+  MoverStats s;
+  s.executions = c.executions.load(std::memory_order_relaxed);
+  s.messages_sent = c.messages_sent.load(std::memory_order_relaxed);
+  s.bytes_sent = c.bytes_sent.load(std::memory_order_relaxed);
+  s.bytes_copied_locally = c.bytes_copied_locally.load(std::memory_order_relaxed);
+  s.buffer_allocations = c.buffer_allocations.load(std::memory_order_relaxed);
+  return s;
+}
+
+namespace detail {
 
 MoveMethod::MoveMethod(const Communicator& comm, std::shared_ptr<const Schedule> schedule,
                        std::vector<Binding> bindings, int tag, const char* owner, ChannelLayout layout)
@@ -18,7 +51,9 @@ MoveMethod::MoveMethod(const Communicator& comm, std::shared_ptr<const Schedule>
       owner_(owner),
       channels_(*schedule_, bindings_, layout, stats_.buffer_allocations, owner_),
       src_(bindings_.size(), nullptr),
-      dst_(bindings_.size(), nullptr) {}
+      dst_(bindings_.size(), nullptr) {
+  add(process_counters().buffer_allocations, stats_.buffer_allocations);  // the channels' packing buffers
+}
 
 void MoveMethod::start(std::span<const void* const> src, std::span<void* const> dst) {
   if (in_flight_)
@@ -30,6 +65,8 @@ void MoveMethod::start(std::span<const void* const> src, std::span<void* const> 
   post();
   stats_.messages_sent += channels_.sends().size();
   stats_.bytes_sent += channels_.send_bytes();
+  add(process_counters().messages_sent, channels_.sends().size());
+  add(process_counters().bytes_sent, channels_.send_bytes());
   copy_locally();
   in_flight_ = true;
 }
@@ -45,6 +82,7 @@ void MoveMethod::allocate_staging() {
   for (const Binding& b : bindings_) largest = std::max(largest, b.element_size);
   staging_.allocate(static_cast<std::size_t>(schedule_->local_elements()) * largest);
   ++stats_.buffer_allocations;
+  add(process_counters().buffer_allocations, 1);
 }
 
 void MoveMethod::copy_locally() {
@@ -58,6 +96,7 @@ void MoveMethod::copy_locally() {
     if (local_copies_need_staging(s, src_[k], dst_[k])) allocate_staging();
     copy_locals(s, src_[k], dst_[k], b.element_size, b.combine, staging_.data());
     stats_.bytes_copied_locally += local * b.element_size;
+    add(process_counters().bytes_copied_locally, local * b.element_size);
   }
 }
 
@@ -77,6 +116,7 @@ bool MoveMethod::test() {
 void MoveMethod::finished() {
   in_flight_ = false;
   ++stats_.executions;
+  add(process_counters().executions, 1);
 }
 
 bool MoveMethod::finish_collective(MPI_Request& request, bool blocking) {
@@ -93,4 +133,5 @@ bool MoveMethod::finish_collective(MPI_Request& request, bool blocking) {
   return true;
 }
 
-}  // namespace tessera::detail
+}  // namespace detail
+}  // namespace tessera
