@@ -117,7 +117,9 @@ class DistArray final {
   /// collective, but arrays must be declared in the same order on every rank.
   /// Throws `Error(invalid_argument)` for ghosts along a cyclic, block-cyclic or irregular axis.
   explicit DistArray(const Domain<N>& domain, const GhostSpec<N>& ghosts = no_ghosts<N>())
-      : domain_(domain), storage_(domain.distribution(), domain.rank(), ghosts, detail::ElementBytes::of<T>()) {
+      : domain_(domain),
+        storage_(domain.distribution(), domain.rank(), ghosts, detail::ElementBytes::of<T>(),
+                 detail::shared_storage_requested() ? &domain.comm() : nullptr) {
     domain_.attach(&storage_);
   }
   ~DistArray() {
