@@ -98,10 +98,11 @@ SharedBytes::SharedBytes() noexcept = default;
 
 SharedBytes::SharedBytes(const Communicator& comm, std::size_t bytes, std::size_t alignment) {
   auto context = node_context(comm);
-  // Each rank's segment on a page of its own (noncontig), padded to whole cache lines.
+  // Each rank's segment apart from the others (noncontig), padded to whole cache lines, with room
+  // to align the bytes: OpenMPI's segments start 8-byte aligned only (a header before them).
   constexpr std::size_t line = 64;
   if (alignment > 4096) throw std::bad_alloc();
-  const std::size_t padded = (bytes + line - 1) / line * line;
+  const std::size_t padded = bytes == 0 ? 0 : (bytes + alignment + line - 1) / line * line;
   MPI_Info info = MPI_INFO_NULL;
   check_mpi(MPI_Info_create(&info), "MPI_Info_create");
   MPI_Info_set(info, "alloc_shared_noncontig", "true");
@@ -109,7 +110,7 @@ SharedBytes::SharedBytes(const Communicator& comm, std::size_t bytes, std::size_
   MPI_Win win = MPI_WIN_NULL;
   const int rc = MPI_Win_allocate_shared(static_cast<MPI_Aint>(padded), 1, info, context->node, &base, &win);
   MPI_Info_free(&info);
-  int ok = rc == MPI_SUCCESS && (padded == 0 || reinterpret_cast<std::uintptr_t>(base) % alignment == 0) ? 1 : 0;
+  int ok = rc == MPI_SUCCESS ? 1 : 0;
   // Every rank of the node learns whether every rank has its segment: all keep it, or all free it.
   const int agreed = MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, context->node);
   if (agreed != MPI_SUCCESS || ok == 0) {
@@ -120,7 +121,7 @@ SharedBytes::SharedBytes(const Communicator& comm, std::size_t bytes, std::size_
   w->context = context;
   w->win = win;
   w->local = padded == 0 ? nullptr : static_cast<std::byte*>(base);
-  w->bytes = bytes;
+  w->bytes = padded;
   int node_size = 0;
   MPI_Comm_size(context->node, &node_size);
   w->segments.assign(static_cast<std::size_t>(node_size), nullptr);
@@ -136,7 +137,10 @@ SharedBytes::SharedBytes(const Communicator& comm, std::size_t bytes, std::size_
   check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win), "MPI_Win_lock_all");
   w->number = ++context->windows_made;
   context->windows.emplace(w->number, w.get());
-  data_ = w->local;
+  if (padded != 0) {
+    const auto at = reinterpret_cast<std::uintptr_t>(base);
+    data_ = w->local + (alignment - at % alignment) % alignment;
+  }
   bytes_ = bytes;
   window_ = std::move(w);
 }
