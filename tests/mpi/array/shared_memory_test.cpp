@@ -47,7 +47,7 @@ void expect_filled(const Storage<2>& s, const Box<2>& domain, int round) {
   });
 }
 
-struct Setup {
+struct Case2D {
   Communicator comm{MPI_COMM_WORLD};
   Box<2> domain{{0, 0}, {23, 17}};
   Distribution<2> dist{domain, ProcGrid<2>::automatic(comm.size(), {23, 17}), {block(), block()}};
@@ -57,7 +57,7 @@ struct Setup {
 // A ghost update between arrays in windows: the readers copy from the owners' storage, and a second
 // round after the owners changed their values sees the new values (the handshake orders them).
 TEST(SharedMemoryMover, GhostUpdateCopiesStraightFromThePeersStorage) {
-  Setup t;
+  Case2D t;
   Storage<2> s(t.dist, t.comm.rank(), t.g, detail::ElementBytes::of<double>(), &t.comm);
   Mover m(t.comm, halo_schedule(t.dist, t.g, t.comm.rank()), sizeof(double), nullptr, MoveAlgorithm::shared_memory);
   ASSERT_EQ(m.algorithm(), MoveAlgorithm::shared_memory);
@@ -79,7 +79,7 @@ TEST(SharedMemoryMover, GhostUpdateCopiesStraightFromThePeersStorage) {
 // finds where the array it runs on is now, so alternating arrays, or an array whose buffer was
 // replaced, never read a stale address.
 TEST(SharedMemoryMover, OneMoverServesEveryArrayOfTheLayout) {
-  Setup t;
+  Case2D t;
   Storage<2> a(t.dist, t.comm.rank(), t.g, detail::ElementBytes::of<double>(), &t.comm);
   Storage<2> b(t.dist, t.comm.rank(), t.g, detail::ElementBytes::of<double>(), &t.comm);
   Mover m(t.comm, halo_schedule(t.dist, t.g, t.comm.rank()), sizeof(double), nullptr, MoveAlgorithm::shared_memory);
@@ -99,7 +99,7 @@ TEST(SharedMemoryMover, OneMoverServesEveryArrayOfTheLayout) {
 
 // A source that is not in a window (a plain buffer) travels as messages, with the same result.
 TEST(SharedMemoryMover, PlainBuffersTravelAsMessages) {
-  Setup t;
+  Case2D t;
   Storage<2> shared(t.dist, t.comm.rank(), t.g, detail::ElementBytes::of<double>(), &t.comm);
   Storage<2> plain(t.dist, t.comm.rank(), t.g, detail::ElementBytes::of<double>());
   Mover m(t.comm, halo_schedule(t.dist, t.g, t.comm.rank()), sizeof(double), nullptr, MoveAlgorithm::shared_memory);
@@ -115,7 +115,7 @@ TEST(SharedMemoryMover, PlainBuffersTravelAsMessages) {
 // Block rows onto block-cyclic columns: the owner's and the reader's blocks have different shapes,
 // so the single copy pairs them stretch by stretch; accumulate (combine) is checked too.
 TEST(SharedMemoryMover, RedistributionBetweenShapesThatDiffer) {
-  Setup t;
+  Case2D t;
   const auto grid = ProcGrid<2>::with_shape(t.comm.size(), {1, t.comm.size()});
   const Distribution<2> to(t.domain, grid, {block(), block_cyclic(3)});
   Storage<2> from_storage(t.dist, t.comm.rank(), no_ghosts<2>(), detail::ElementBytes::of<double>(), &t.comm);
