@@ -10,7 +10,7 @@
 // RequestPool member, which completes them if the method is destroyed in flight.
 //
 // The ways: PointToPoint (point_to_point.hpp), Alltoallv (alltoallv.hpp), Neighborhood
-// (neighborhood.hpp). Adding one: a class derived from MoveMethod in its own file, a
+// (neighborhood.hpp), SharedMemory (shared_memory.hpp). Adding one: a class derived from MoveMethod in its own file, a
 // `MoveAlgorithm` name, and one line in `make_move_method` (mover.cpp). See docs/engine.md.
 
 #include <cstddef>
@@ -65,6 +65,8 @@ class MoveMethod {
   [[nodiscard]] const Channels& channels() const noexcept { return channels_; }
   [[nodiscard]] std::span<const std::byte* const> src() const noexcept { return src_; }
   [[nodiscard]] std::span<std::byte* const> dst() const noexcept { return dst_; }
+  [[nodiscard]] std::span<const Binding> bindings() const noexcept { return bindings_; }
+  [[nodiscard]] MoverStats& counters() noexcept { return stats_; }
 
  private:
   void copy_locally();

@@ -11,6 +11,7 @@
 #include "mpi_library.hpp"
 #include "neighborhood.hpp"
 #include "point_to_point.hpp"
+#include "shared_memory.hpp"
 
 namespace tessera {
 
@@ -24,6 +25,8 @@ const char* to_string(MoveAlgorithm algorithm) noexcept {
       return "alltoallv";
     case MoveAlgorithm::neighborhood:
       return "neighborhood";
+    case MoveAlgorithm::shared_memory:
+      return "shared_memory";
   }
   return "unknown";
 }
@@ -33,8 +36,9 @@ MoveAlgorithm parse_move_algorithm(std::string_view text, std::string_view sourc
   if (text == "point_to_point" || text == "point-to-point" || text == "p2p") return MoveAlgorithm::point_to_point;
   if (text == "alltoallv") return MoveAlgorithm::alltoallv;
   if (text == "neighborhood" || text == "neighbourhood" || text == "neighbor") return MoveAlgorithm::neighborhood;
+  if (text == "shared_memory" || text == "shared-memory" || text == "shm") return MoveAlgorithm::shared_memory;
   fail_argument(source, "value", std::string(text),
-                "is not a move algorithm (automatic, point_to_point, alltoallv or neighborhood)");
+                "is not a move algorithm (automatic, point_to_point, alltoallv, neighborhood or shared_memory)");
 }
 
 namespace detail {
@@ -70,6 +74,8 @@ std::unique_ptr<detail::MoveMethod> make_move_method(MoveAlgorithm algorithm, co
       return std::make_unique<detail::Alltoallv>(comm, std::move(schedule), std::move(bindings), tag, owner);
     case MoveAlgorithm::neighborhood:
       return std::make_unique<detail::Neighborhood>(comm, std::move(schedule), std::move(bindings), tag, owner);
+    case MoveAlgorithm::shared_memory:
+      return std::make_unique<detail::SharedMemory>(comm, std::move(schedule), std::move(bindings), tag, owner);
     case MoveAlgorithm::automatic:  // resolved before: choose() never returns it
     case MoveAlgorithm::point_to_point:
       break;
@@ -120,7 +126,8 @@ Mover::Mover(const Communicator& comm, std::shared_ptr<const Schedule> schedule,
   if (!schedule) fail_argument("Mover", "schedule", "null", "must point to a compiled schedule");
   if (element_size == 0) fail_argument("Mover", "element_size", 0, "must be > 0");
   if (algorithm != MoveAlgorithm::automatic && algorithm != MoveAlgorithm::point_to_point &&
-      algorithm != MoveAlgorithm::alltoallv && algorithm != MoveAlgorithm::neighborhood)
+      algorithm != MoveAlgorithm::alltoallv && algorithm != MoveAlgorithm::neighborhood &&
+      algorithm != MoveAlgorithm::shared_memory)
     fail_argument("Mover", "algorithm", static_cast<int>(algorithm), "is not a tessera::MoveAlgorithm");
   if (algorithm == MoveAlgorithm::automatic) algorithm = environment_move_algorithm();
   algorithm_ = choose(algorithm, comm, *schedule, element_size);

@@ -114,10 +114,14 @@ class DistArray final {
 
   /// An array over `domain` with ghost layers `ghosts`, its local storage in `ghosts.order`
   /// (row-major unless `ghosts.column_major()`), every element (ghosts too) value-initialised. Registers with the domain, so that `Domain::redistribute` moves it. Not
-  /// collective, but arrays must be declared in the same order on every rank.
+  /// collective, but arrays must be declared in the same order on every rank (under
+  /// `TESSERA_MOVE_ALGORITHM=shared_memory` making and destroying one is collective over the
+  /// node: its storage is a shared-memory window, docs/engine.md, "Single copy on the node").
   /// Throws `Error(invalid_argument)` for ghosts along a cyclic, block-cyclic or irregular axis.
   explicit DistArray(const Domain<N>& domain, const GhostSpec<N>& ghosts = no_ghosts<N>())
-      : domain_(domain), storage_(domain.distribution(), domain.rank(), ghosts, detail::ElementBytes::of<T>()) {
+      : domain_(domain),
+        storage_(domain.distribution(), domain.rank(), ghosts, detail::ElementBytes::of<T>(),
+                 detail::shared_storage_requested() ? &domain.comm() : nullptr) {
     domain_.attach(&storage_);
   }
   ~DistArray() {

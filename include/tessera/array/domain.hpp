@@ -258,7 +258,19 @@ class Domain {
     };
     // 1. Local allocations: schedules and new storage. A rank that failed planning halfway has
     // fewer cache entries than the others: every rank empties the cache then, to stay in step.
+    const auto agree_on_staging = [&] {
+      try {
+        s.comm->agree(failed);
+      } catch (...) {
+        discard_all();
+        s.cache.clear();
+        throw;
+      }
+    };
     detail::capture_failure(failed, *s.comm, where, 0, "the schedules of the movement", [&] { make_plan(s, plan); });
+    // Storage in shared-memory windows is staged collectively over the node: every rank stages
+    // every array, or (some rank failed to plan) none does.
+    if (detail::shared_storage_requested()) agree_on_staging();
     for (std::size_t i = 0; i < plan.size() && !failed; ++i) {
       Relayout& r = plan[i];
       detail::capture_failure(failed, *s.comm, where, staged_bytes(r), "the new storage of an array", [&] {
@@ -268,13 +280,7 @@ class Domain {
           r.storage->stage(std::move(r.layout), r.spare_rows);
       });
     }
-    try {
-      s.comm->agree(failed);
-    } catch (...) {
-      discard_all();
-      s.cache.clear();
-      throw;
-    }
+    agree_on_staging();
     // 2. The movers, made on every rank whatever fails (each takes a tag; some agree on their
     // algorithm): constructed in place first, so that a full `movers` drops one already made.
     std::vector<Mover> movers;

@@ -25,7 +25,9 @@
 #include <vector>
 
 #include "tessera/core/error.hpp"
+#include "tessera/exchange/communicator.hpp"
 #include "tessera/exchange/mover.hpp"
+#include "tessera/exchange/shared_bytes.hpp"
 #include "tessera/layout/distribution.hpp"
 #include "tessera/plan/ghost_spec.hpp"
 #include "tessera/plan/storage_layout.hpp"
@@ -80,23 +82,35 @@ struct ElementBytes {
 };
 
 /// Bytes allocated with the alignment of the element type (at least that of std::max_align_t),
-/// given back on destruction. Move-only; empty (null) for zero bytes.
+/// given back on destruction: the one allocator of array storage. Either from the heap, or, given
+/// a communicator, in a shared-memory window over its node (`SharedBytes`, collective over the
+/// node to allocate and to free), so that the `shared_memory` way of moving can copy from it in
+/// one copy. Move-only; empty (null) for zero bytes.
 class AlignedBytes {
  public:
   AlignedBytes() = default;
-  AlignedBytes(std::size_t bytes, std::size_t alignment)
-      : alignment_(std::max(alignment, alignof(std::max_align_t))),
-        data_(bytes == 0 ? nullptr : static_cast<std::byte*>(::operator new(bytes, std::align_val_t(alignment_)))),
-        bytes_(bytes) {}
+  AlignedBytes(std::size_t bytes, std::size_t alignment, const Communicator* shared_over = nullptr)
+      : alignment_(std::max(alignment, alignof(std::max_align_t))), bytes_(bytes) {
+    if (shared_over != nullptr) {
+      shared_ = SharedBytes(*shared_over, bytes, alignment_);
+      data_ = shared_.data();
+    } else if (bytes != 0) {
+      data_ = static_cast<std::byte*>(::operator new(bytes, std::align_val_t(alignment_)));
+    }
+  }
   ~AlignedBytes() { release(); }
   AlignedBytes(AlignedBytes&& o) noexcept
-      : alignment_(o.alignment_), data_(std::exchange(o.data_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+      : alignment_(o.alignment_),
+        data_(std::exchange(o.data_, nullptr)),
+        bytes_(std::exchange(o.bytes_, 0)),
+        shared_(std::move(o.shared_)) {}
   AlignedBytes& operator=(AlignedBytes&& o) noexcept {
     if (this != &o) {
       release();
       alignment_ = o.alignment_;
       data_ = std::exchange(o.data_, nullptr);
       bytes_ = std::exchange(o.bytes_, 0);
+      shared_ = std::move(o.shared_);
     }
     return *this;
   }
@@ -109,13 +123,17 @@ class AlignedBytes {
 
  private:
   void release() noexcept {
-    if (data_) ::operator delete(data_, std::align_val_t(alignment_));
+    if (shared_.held())
+      shared_ = SharedBytes();  // MPI_Win_free: collective over the node, as the allocation was
+    else if (data_)
+      ::operator delete(data_, std::align_val_t(alignment_));
     data_ = nullptr;
     bytes_ = 0;
   }
   std::size_t alignment_ = alignof(std::max_align_t);
   std::byte* data_ = nullptr;
   std::size_t bytes_ = 0;
+  SharedBytes shared_;  // held when the bytes are in a shared-memory window
 };
 
 }  // namespace detail
@@ -125,10 +143,18 @@ class AlignedBytes {
 template <std::size_t N>
 class Storage {
  public:
-  /// Storage for `rank`'s part under `dist` with ghost layers `ghosts`.
+  /// Storage for `rank`'s part under `dist` with ghost layers `ghosts`. With `shared_over`, every
+  /// buffer (this one, and those `stage` makes) lives in a shared-memory window over that
+  /// communicator's node (`detail::SharedBytes`): making, staging, committing, discarding and
+  /// destroying are then collective over the node, in the same order on every rank, as the
+  /// domain's calls of them are.
   /// Throws `Error(invalid_argument)` for ghosts along a cyclic, block-cyclic or irregular axis.
-  Storage(const Distribution<N>& dist, int rank, const GhostSpec<N>& ghosts, detail::ElementBytes element)
-      : ghosts_(ghosts), layout_(StorageLayout<N>::make(dist, rank, ghosts)), element_(std::move(element)) {
+  Storage(const Distribution<N>& dist, int rank, const GhostSpec<N>& ghosts, detail::ElementBytes element,
+          const Communicator* shared_over = nullptr)
+      : ghosts_(ghosts),
+        layout_(StorageLayout<N>::make(dist, rank, ghosts)),
+        element_(std::move(element)),
+        shared_over_(shared_over) {
     buffer_ = allocate(layout_.size());
   }
 
@@ -245,7 +271,7 @@ class Storage {
     const auto count = static_cast<std::size_t>(elements);
     detail::AlignedBytes bytes(
         static_cast<std::size_t>(checked_mul(elements, static_cast<index_t>(element_.size), "Storage size")),
-        element_.alignment);
+        element_.alignment, shared_over_);
     element_.fill(bytes.data(), count);
     return bytes;
   }
@@ -257,6 +283,7 @@ class Storage {
   GhostSpec<N> ghosts_;
   StorageLayout<N> layout_;
   detail::ElementBytes element_;
+  const Communicator* shared_over_ = nullptr;  // buffers in shared-memory windows over its node
   detail::AlignedBytes buffer_;      // allocated rows: spare rows, the layout, spare rows
   index_t origin_ = 0;               // elements from the buffer's start to the layout's offset 0
   index_t slack_rows_ = 0;           // spare rows kept on each side at the last allocation

@@ -50,12 +50,14 @@ enum class MoveAlgorithm {
   point_to_point,  ///< Irecv from every peer, pack and Isend to every peer, Waitany and unpack
   alltoallv,       ///< one MPI_Ialltoallv over the whole communicator, packed buffers
   neighborhood,    ///< one MPI_Ineighbor_alltoallw over a graph communicator of the schedule's peers
+  shared_memory,   ///< single copy from the owner's shared-memory storage on the node, messages elsewhere
 };
 
-/// "automatic", "point_to_point", "alltoallv" or "neighborhood".
+/// "automatic", "point_to_point", "alltoallv", "neighborhood" or "shared_memory".
 [[nodiscard]] const char* to_string(MoveAlgorithm algorithm) noexcept;
 
-/// Parses the name `to_string` gives (also "p2p", "point-to-point", "neighbourhood", "neighbor").
+/// Parses the name `to_string` gives (also "p2p", "point-to-point", "neighbourhood", "neighbor",
+/// "shared-memory", "shm").
 /// Throws `Error(invalid_argument)` naming `source` (where the text came from) and the value
 /// otherwise.
 [[nodiscard]] MoveAlgorithm parse_move_algorithm(std::string_view text, std::string_view source = "MoveAlgorithm");
@@ -86,6 +88,9 @@ struct MoverStats {
   std::uint64_t bytes_sent = 0;
   /// Bytes copied within this rank.
   std::uint64_t bytes_copied_locally = 0;
+  /// Bytes this rank copied straight out of a peer's shared-memory storage (`shared_memory`; the
+  /// owner counts them in `bytes_sent`, and its handshake in `messages_sent`).
+  std::uint64_t bytes_copied_from_peers = 0;
   std::uint64_t buffer_allocations = 0;  ///< grows when the mover is made and at its first overlapping local copy
 };
 

@@ -24,8 +24,11 @@ namespace {
 
 using namespace tessera::testing;
 
-constexpr std::array<MoveAlgorithm, 4> kAlgorithms{MoveAlgorithm::point_to_point, MoveAlgorithm::alltoallv,
-                                                   MoveAlgorithm::neighborhood, MoveAlgorithm::automatic};
+// shared_memory here moves plain buffers (not in a window): its message fallback; its single copy is
+// tested on storage in windows (tests/mpi/array/shared_memory_test.cpp) and by the forced suites.
+constexpr std::array<MoveAlgorithm, 5> kAlgorithms{MoveAlgorithm::point_to_point, MoveAlgorithm::alltoallv,
+                                                   MoveAlgorithm::neighborhood, MoveAlgorithm::shared_memory,
+                                                   MoveAlgorithm::automatic};
 
 // Runs `schedule` twice with `algorithm` (waiting or polling) on copies of `src` and `dst` (one
 // buffer when `same`), and returns the destination.
