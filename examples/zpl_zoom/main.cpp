@@ -16,6 +16,7 @@
 #include "support/movement_count.hpp"
 #include "tessera/tessera.hpp"
 #include "zpl_zoom/zoom_kernels.hpp"
+#include "zpl_zoom/zoom_options.hpp"
 
 namespace {
 
@@ -161,19 +162,9 @@ int main(int argc, char** argv) {
   tessera::Environment env(argc, argv);
   const tessera::Communicator& world = env.world();
   CLI::App app{"ZPL computational zoom: coarse Jacobi, zoom into a region over all ranks, refine, sweep, copy back"};
-  index_t n = 96, m = 16, r = 4;
-  int coarse_sweeps = 200, fine_sweeps = 400, repeat = 1;
-  std::string json;
-  app.add_option("--n", n, "coarse cells per dimension")->check(CLI::Range(index_t{4}, index_t{1} << 13));
-  app.add_option("--zoom", m, "coarse cells per dimension of the region of interest")
-      ->check(CLI::Range(index_t{3}, index_t{1} << 13));
-  app.add_option("--refine", r, "fine cells per coarse cell per dimension")->check(CLI::Range(index_t{1}, index_t{64}));
-  app.add_option("--coarse-sweeps", coarse_sweeps, "Jacobi sweeps on the coarse grid (rounded up to even)")
-      ->check(CLI::Range(0, 1000000));
-  app.add_option("--fine-sweeps", fine_sweeps, "Jacobi sweeps on the fine grid (rounded up to even)")
-      ->check(CLI::Range(0, 1000000));
-  app.add_option("--repeat", repeat, "zooms, each from fresh domains and each checked")->check(CLI::Range(1, 10000));
-  app.add_option("--json", json, "rank 0 writes the timings and the movements' bytes here (bench records)");
+  zpl_zoom::ZoomOptions options;
+  zpl_zoom::add_zoom_options(app, options);
+  auto& [n, m, r, coarse_sweeps, fine_sweeps, repeat, json] = options;
   try {
     app.parse(argc, argv);
     if (m > n) throw CLI::ValidationError("--zoom", "must not exceed --n");
