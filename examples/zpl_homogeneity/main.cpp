@@ -65,9 +65,12 @@ tessera::bench::Moved per(const tessera::bench::Moved& total, std::uint64_t coun
 double planned_bytes(const tessera::Distribution<2>& from, const tessera::Distribution<2>& to,
                      std::size_t bytes_per_element) {
   index_t elements = 0;
-  for (int r = 0; r < from.comm_size(); ++r)
-    for (const auto& copy : tessera::redistribution_plan(from, to, r).copies())
+  for (int r = 0; r < from.comm_size(); ++r) {
+    // The plan is a value: name it, or the loop would walk the copies of a destroyed temporary.
+    const auto plan = tessera::redistribution_plan(from, to, r);
+    for (const auto& copy : plan.copies())
       if (copy.src_rank == r && copy.dst_rank != r) elements += tessera::volume(copy.src);
+  }
   return static_cast<double>(elements) * static_cast<double>(bytes_per_element);
 }
 

@@ -96,7 +96,10 @@ class MotionPlan {
   }
 
   /// The copies, in the order they were added (builders: canonical order).
-  [[nodiscard]] const std::vector<Copy<N>>& copies() const noexcept { return copies_; }
+  [[nodiscard]] const std::vector<Copy<N>>& copies() const& noexcept { return copies_; }
+  /// On a temporary plan the copies are moved out, so `for (auto& c : make_plan(...).copies())`
+  /// walks a live vector instead of one destroyed with the plan (ASan caught that once).
+  [[nodiscard]] std::vector<Copy<N>> copies() && noexcept { return std::move(copies_); }
   /// Destination axis d takes source axis `permutation()[d]`.
   [[nodiscard]] const Permutation& permutation() const noexcept { return perm_; }
   /// How arriving values meet the ones in place.
