@@ -24,7 +24,7 @@ _serial = {}  # (n, iterations) -> the one-rank solution bytes
 
 def sizes(ctx):
     """n, iterations, remap interval: small enough that the whole of `make experiments` fits 30 min."""
-    return (256, 100, 5) if ctx.quick else (512, 240, 5)
+    return (256, 100, 5) if ctx.quick else (384, 180, 5)
 
 
 def policy_name(delta):
