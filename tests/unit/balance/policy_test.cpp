@@ -150,6 +150,28 @@ TEST(Policies, D3arcAdaptiveLearnsAndShrinksDeltaWhenMovesAreDear) {
   EXPECT_EQ(careful.decide(dear.view()), 0.0);
 }
 
+// A dear first migration (cold: it also built the schedules) must not stop the policy for good:
+// until three migrations are measured it probes with min_delta, and once the cheap ones outnumber
+// the outlier the trimmed mean drops it and Δ grows back.
+TEST(Policies, D3arcAdaptiveProbesUntilThreeMigrationsAreMeasured) {
+  Trace t;
+  t.history.add({0, 0.3, 10, 80, 10.0});  // 1 s per block: far above any gain here
+  D3arcAdaptiveDelta adaptive(0.3, 0.05, 0.05);
+  const double probe = adaptive.decide(t.view());
+  EXPECT_EQ(probe, 0.05) << "one measurement: a probe, not a refusal";
+  t.apply(adaptive, probe);
+  EXPECT_EQ(adaptive.decide(t.view()), 0.05) << "two measurements: still a probe";
+  t.apply(adaptive, 0.05);
+  // Three measured: the trimmed mean drops the dear one and the probes' cost is what it sees.
+  const auto later = t.run(adaptive, 3);
+  EXPECT_GT(later[0], 0.05) << "the outlier trimmed: Δ grows again";
+  // Three dear measurements are trusted: nothing moves (the dear case of the test above).
+  Trace dear;
+  for (int k = 0; k < 3; ++k) dear.history.add({k, 0.3, 10, 80, 10.0});
+  D3arcAdaptiveDelta careful(0.3);
+  EXPECT_EQ(careful.decide(dear.view()), 0.0);
+}
+
 TEST(Policies, AmortisedMovesOnlyWhenItPaysBack) {
   // Full step: ~857 bytes move and the slowest rank goes from 0.5 s to 0.286 s per iteration.
   Trace t;
