@@ -84,12 +84,16 @@ def solve(ctx, ranks, policies, load, extra=()):
     return result, rows
 
 
-def repeated(ctx, ranks, policies, load, extra=()):
+def repeated(ctx, ranks, policies, load, extra=(), migrations=None):
     """`ctx.repeats` launches; returns ({policy: [time relative to none per launch]}, {policy: [s]},
-    the last launch's iteration rows, the last summary)."""
+    the last launch's iteration rows, the last summary). `migrations`, if given, gets
+    {policy: [migrations in each launch]}: what explains a policy's spread over the launches."""
     relative, seconds = {}, {}
     for _ in range(ctx.repeats):
         result, rows = solve(ctx, ranks, policies, load, extra)
+        if migrations is not None:
+            for name, its in rows.items():
+                migrations.setdefault(name, []).append(sum(1 for r in its if r["bytes"] > 0))
         for p in result["policies"]:
             relative.setdefault(p["name"], []).append(p["relative_to_none"])
             seconds.setdefault(p["name"], []).append(p["time_to_solution_s"])
@@ -162,17 +166,30 @@ def fig8_section(result, ctx):
     return md
 
 
+def migration_counts(counts):
+    """' Migrations per launch: A 1, 1, 9; B 30, 30, 30.' for {label: [count per launch]} (empty when the
+    result file predates the counts)."""
+    known = {k: v for k, v in counts.items() if v}
+    if not known:
+        return ""
+    return (" Migrations per launch (what a policy's spread over the launches comes from): "
+            + "; ".join(f"{k} {', '.join(map(str, v))}" for k, v in known.items()) + ".")
+
+
 # --- Fig. 9: adaptive Δ against its starting value ---------------------------------------------
 def fig9_run(ctx):
     ranks = 4
     _, iterations, _ = sizes(ctx)
     starts = [0.1, 0.3, 0.6, 1.0] if ctx.quick else DELTAS
     policies = ["none"] + [f"d3arc-adaptive-{d:g}" for d in starts] + [policy_name(d) for d in starts]
-    relative, seconds, _, _ = repeated(ctx, ranks, policies, one_loaded(iterations))
+    migrations = {}
+    relative, seconds, _, _ = repeated(ctx, ranks, policies, one_loaded(iterations), migrations=migrations)
     return {"setting": setting(ctx, ranks, one_loaded(iterations)),
             "records": policy_records("d3arc_fig9", f"ranks{ranks}", ranks, relative, seconds),
             "data": {f"{d:g}": {"adaptive": summary(relative[f"d3arc-adaptive-{d:g}"]),
-                                "static": summary(relative[policy_name(d)])} for d in starts}}
+                                "static": summary(relative[policy_name(d)]),
+                                "adaptive_migrations": migrations.get(f"d3arc-adaptive-{d:g}", []),
+                                "static_migrations": migrations.get(policy_name(d), [])} for d in starts}}
 
 
 def fig9_section(result, ctx):
@@ -189,7 +206,8 @@ def fig9_section(result, ctx):
     md += (f"\n**Conclusion (computed):** the paper finds the adaptive strategy good from any starting Δ. Here the "
            f"adaptive times vary by a factor {rng['adaptive']:.2f} over the starting values and the static ones by "
            f"{rng['static']:.2f} over the same Δs: {'holds' if holds else 'does not hold'} (the adaptive strategy "
-           f"is {'less' if holds else 'more'} sensitive to its start than static Δ to its value).\n")
+           f"is {'less' if holds else 'more'} sensitive to its start than static Δ to its value)."
+           f"{migration_counts({f'adaptive from {d}': v.get('adaptive_migrations') for d, v in data.items()})}\n")
     return md
 
 
@@ -202,9 +220,11 @@ def fig10_11_run(ctx):
     _, iterations, _ = sizes(ctx)
     records, data = [], {}
     for label, load in (("one loaded rank", one_loaded(iterations)), ("two loaded ranks", two_loaded(iterations))):
-        relative, seconds, _, _ = repeated(ctx, ranks, ["none"] + COMPARED, load)
+        migrations = {}
+        relative, seconds, _, _ = repeated(ctx, ranks, ["none"] + COMPARED, load, migrations=migrations)
         records += policy_records("d3arc_fig10_11", label.replace(" ", "-"), ranks, relative, seconds)
         data[label] = {p: summary(relative[p]) for p in COMPARED}
+        data[label]["migrations"] = {p: migrations.get(p, []) for p in COMPARED}
     return {"setting": setting(ctx, ranks, f"{one_loaded(iterations)} (Fig. 10), {two_loaded(iterations)} (Fig. 11)"),
             "records": records, "data": data}
 
@@ -229,7 +249,9 @@ def fig10_11_section(result, ctx):
                      f"{beaten} of {len(statics)} static Δs{'' if within else ', and slower than the best beyond the noise'}")
     md += (f"\n**Conclusion (computed):** the paper's adaptive Δ outperforms static Δ (Fig. 11). Here: "
            f"{'holds (adaptive within the noise of the best static Δ or better)' if holds else 'does not hold'} — "
-           + "; ".join(parts) + ".\n")
+           + "; ".join(parts) + "."
+           + migration_counts({f"{k}, {p}": v.get("migrations", {}).get(p) for k, v in data.items()
+                               for p in ("full", "d3arc-adaptive")}) + "\n")
     return md
 
 
