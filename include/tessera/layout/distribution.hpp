@@ -365,9 +365,10 @@ class Distribution {
   /// array over this distribution must write.
   [[nodiscard]] std::vector<int> holders(const Section<N>& s) const {
     std::vector<int> out;
+    const bool flooded_somewhere = is_flooded();
     for (const auto& piece : pieces(s)) {
-      const auto pos = state_->grid.position_of(piece.rank);
-      if (!is_flooded() || !pos)
+      const auto pos = flooded_somewhere ? state_->grid.position_of(piece.rank) : std::nullopt;
+      if (!pos)
         out.push_back(piece.rank);
       else
         for_each_replica(*pos, [&](int r) { out.push_back(r); });

@@ -22,13 +22,15 @@ namespace {
 template <std::size_t N, class PlanOf>
 void expect_symmetric(int size, PlanOf plan_of) {
   std::set<std::tuple<int, int, std::string>> sent, received;
-  for (int r = 0; r < size; ++r)
-    for (const auto& c : plan_of(r).copies()) {
+  for (int r = 0; r < size; ++r) {
+    const auto plan = plan_of(r);  // kept: copies() refers into it
+    for (const auto& c : plan.copies()) {
       std::ostringstream key;
       key << c.src << "->" << c.dst;
       if (c.src_rank == r) sent.insert({c.src_rank, c.dst_rank, key.str()});
       if (c.dst_rank == r) received.insert({c.src_rank, c.dst_rank, key.str()});
     }
+  }
   EXPECT_EQ(sent, received);
 }
 
