@@ -61,7 +61,9 @@ MPI_DRIVERS = [("bench_halo", 2, []), ("bench_halo_ga", 2, []), ("bench_halo_pet
                # 4 ranks: a 2x2 grid, where a halo has 3 peers and block -> cyclic talks to all
                ("bench_algorithms", 4, []),
                # scans against MPI_Scan / MPI_Exscan of the rank totals
-               ("bench_scan", 2, [])]
+               ("bench_scan", 2, []),
+               # 4 ranks: a 2x2 grid, so that a flooded panel has a replica per grid column
+               ("bench_flood", 4, [])]
 # The TCP pass of `make bench`: halo and redistribution at moderate sizes, so that the whole of
 # `make bench` stays under 10 minutes on 2 cores.
 TCP_DRIVERS = [("bench_halo", 2, ["--sizes", "1024,4096", "--sizes-3d", "64,128", "--nonperiodic", "4096",

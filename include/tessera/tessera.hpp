@@ -29,6 +29,7 @@
 #include "tessera/array/fused_ghosts.hpp"
 #include "tessera/array/region_statement.hpp"
 #include "tessera/array/partial_reduce.hpp"
+#include "tessera/array/flood.hpp"
 #include "tessera/array/scan.hpp"
 #include "tessera/scalapack/descriptor.hpp"
 #include "tessera/balance/availability.hpp"

@@ -39,7 +39,7 @@ index_t ceil_div(index_t a, index_t b) noexcept { return a / b + (a % b != 0 ? 1
 
 bool is_interval_kind(DimKind k) noexcept {
   return k == DimKind::block || k == DimKind::cut || k == DimKind::cut_weights || k == DimKind::general ||
-         k == DimKind::collapsed;
+         k == DimKind::collapsed || k == DimKind::flooded;
 }
 
 void check_boundaries(const std::vector<index_t>& b, index_t lo, index_t hi, int g, index_t lb,
@@ -133,6 +133,11 @@ DimDistribution DimDistribution::bind(const DimSpec& spec, index_t lo, index_t h
       if (g != 1) fail_argument(where, "grid extent", g, "must be 1 along a collapsed (not distributed) dimension");
       d.bounds_ = std::make_shared<const std::vector<index_t>>(std::vector<index_t>{lo, hi});
       break;
+    case DimKind::flooded:
+      // No boundaries: every coordinate holds [lo, hi). A logical block would say where the
+      // dimension may be split, and a flooded one never is.
+      if (lb != 1) fail_argument(where, "logical block", lb, "must be 1 along a flooded dimension (it is never split)");
+      break;
     case DimKind::cyclic:
     case DimKind::block_cyclic: {
       d.block_size_ = spec.kind == DimKind::cyclic ? lb : spec.block_size;
@@ -203,7 +208,9 @@ void DimDistribution::finish() {
   h = hash_combine(h, static_cast<std::uint64_t>(lo_));
   h = hash_combine(h, static_cast<std::uint64_t>(hi_));
   h = hash_combine(h, static_cast<std::uint64_t>(g_));
-  if (bounds_) {
+  if (kind_ == DimKind::flooded) {
+    h = hash_combine(h, 4);
+  } else if (bounds_) {
     h = hash_combine(h, 1);
     for (index_t b : *bounds_) h = hash_combine(h, static_cast<std::uint64_t>(b));
   } else if (irregular_) {
@@ -224,8 +231,15 @@ const std::vector<index_t>& DimDistribution::boundaries() const noexcept {
   return bounds_ ? *bounds_ : none;
 }
 
+index_t DimDistribution::interval_start(int c) const noexcept {
+  if (kind_ == DimKind::flooded) return lo_;
+  assert(bounds_);
+  return (*bounds_)[static_cast<std::size_t>(c)];
+}
+
 int DimDistribution::owner(index_t i) const noexcept {
   assert(i >= lo_ && i < hi_);
+  if (kind_ == DimKind::flooded) return 0;  // the canonical replica
   if (kind_ == DimKind::block) {
     const index_t blocks = ceil_div(hi_ - lo_, logical_block_);
     return balanced_owner((i - lo_) / logical_block_, blocks, g_);
@@ -240,6 +254,7 @@ int DimDistribution::owner(index_t i) const noexcept {
 
 index_t DimDistribution::local_offset(index_t i) const noexcept {
   assert(i >= lo_ && i < hi_);
+  if (kind_ == DimKind::flooded) return i - lo_;
   if (bounds_) return i - (*bounds_)[static_cast<std::size_t>(owner(i))];
   if (irregular_) return irregular_->local[static_cast<std::size_t>(i - lo_)];
   const index_t k = (i - lo_) / block_size_;
@@ -247,6 +262,7 @@ index_t DimDistribution::local_offset(index_t i) const noexcept {
 }
 
 index_t DimDistribution::global_index(int c, index_t offset) const noexcept {
+  if (kind_ == DimKind::flooded) return lo_ + offset;
   if (bounds_) return (*bounds_)[static_cast<std::size_t>(c)] + offset;
   if (irregular_)
     return irregular_->by_coord[static_cast<std::size_t>(irregular_->first_of[static_cast<std::size_t>(c)] + offset)];
@@ -256,6 +272,7 @@ index_t DimDistribution::global_index(int c, index_t offset) const noexcept {
 }
 
 index_t DimDistribution::local_count(int c) const noexcept {
+  if (kind_ == DimKind::flooded) return hi_ - lo_;
   if (bounds_) return (*bounds_)[static_cast<std::size_t>(c) + 1] - (*bounds_)[static_cast<std::size_t>(c)];
   if (irregular_)
     return irregular_->first_of[static_cast<std::size_t>(c) + 1] - irregular_->first_of[static_cast<std::size_t>(c)];
@@ -273,6 +290,10 @@ index_t DimDistribution::local_count(int c) const noexcept {
 
 SectionList1 DimDistribution::owned(int c) const {
   SectionList1 out;
+  if (kind_ == DimKind::flooded) {
+    if (hi_ > lo_) out.push_back(Section1::interval(lo_, hi_));
+    return out;
+  }
   if (bounds_) {
     const auto s =
         Section1::interval((*bounds_)[static_cast<std::size_t>(c)], (*bounds_)[static_cast<std::size_t>(c) + 1]);
@@ -303,6 +324,10 @@ void DimDistribution::pieces(index_t a, index_t b, std::vector<DimPiece>& out) c
   a = std::max(a, lo_);
   b = std::min(b, hi_);
   if (b <= a) return;
+  if (kind_ == DimKind::flooded) {
+    out.push_back({Section1::interval(a, b), 0});
+    return;
+  }
   if (bounds_) {
     const auto& bd = *bounds_;
     for (int c = owner(a); c < g_ && bd[static_cast<std::size_t>(c)] < b; ++c) {
@@ -341,7 +366,9 @@ void DimDistribution::pieces(const Section1& s, std::vector<DimPiece>& out) cons
   }
   for (const auto& part : clip(s, lo_, hi_)) {
     if (part.empty()) continue;
-    if (bounds_) {
+    if (kind_ == DimKind::flooded) {
+      out.push_back({part, 0});
+    } else if (bounds_) {
       const auto& bd = *bounds_;
       for (int c = owner(part.begin()); c < g_ && bd[static_cast<std::size_t>(c)] < part.end(); ++c)
         for (const auto& piece : clip(part, bd[static_cast<std::size_t>(c)], bd[static_cast<std::size_t>(c) + 1]))
@@ -381,6 +408,7 @@ std::size_t DimDistribution::metadata_bytes() const noexcept {
 bool operator==(const DimDistribution& a, const DimDistribution& b) noexcept {
   if (a.hash_ != b.hash_ || a.lo_ != b.lo_ || a.hi_ != b.hi_ || a.g_ != b.g_ || a.logical_block_ != b.logical_block_)
     return false;
+  if (a.is_flooded() || b.is_flooded()) return a.is_flooded() && b.is_flooded();
   if (a.bounds_ || b.bounds_) return a.bounds_ && b.bounds_ && *a.bounds_ == *b.bounds_;
   if (a.irregular_ || b.irregular_) return a.irregular_ && b.irregular_ && a.irregular_->owner == b.irregular_->owner;
   return a.block_size_ == b.block_size_ && a.source_ == b.source_;
@@ -393,6 +421,9 @@ std::ostream& operator<<(std::ostream& out, const DimDistribution& d) {
       break;
     case DimKind::collapsed:
       out << "collapsed";
+      break;
+    case DimKind::flooded:
+      out << "flooded";
       break;
     case DimKind::cut:
     case DimKind::cut_weights:

@@ -20,6 +20,8 @@ const char* to_string(DimKind kind) noexcept {
       return "collapsed";
     case DimKind::irregular:
       return "irregular";
+    case DimKind::flooded:
+      return "flooded";
   }
   return "unknown";
 }

@@ -27,7 +27,7 @@ struct Span {
 constexpr std::array<std::string_view, 5> kKeys = {"domain", "grid", "dist", "order", "ghosts"};
 enum Key : std::size_t { kDomain, kGrid, kDist, kOrder, kGhosts };
 
-constexpr std::string_view kKindList = "block, cut, weights, cyclic, block_cyclic, collapsed or irregular";
+constexpr std::string_view kKindList = "block, cut, weights, cyclic, block_cyclic, collapsed, flooded or irregular";
 
 bool is_blank(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 
@@ -320,6 +320,7 @@ class Parser {
     if (n == "cyclic") return cyclic();
     if (n == "block_cyclic") return block_cyclic(0);
     if (n == "collapsed") return collapsed();
+    if (n == "flooded") return flooded();
     if (n == "irregular") return irregular({});
     if (n == "general")
       fail_at(name, "needs per-rank weights at run time (Distribution::from_rank_weights); a spec cannot express it");

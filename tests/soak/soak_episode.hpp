@@ -109,6 +109,7 @@ class Episode {
         {"partial-reduce", 3, &Episode::partial_reduce},
         {"region-statement", 4, &Episode::region_statement},
         {"boxset-holes", 3, &Episode::box_set_with_holes},
+        {"flood", 3, &Episode::flood_slice},
     };
     return kinds;
   }
@@ -443,6 +444,33 @@ class Episode {
       want[q] = std::max(want[q], su_[p]);
     });
     check_owned("u reduced", r, want, c_.tally, MPI_COMM_WORLD);
+  }
+
+  // ZPL's flood: a random slice of u into an array flooded along random axes (block along the
+  // others) on a random grid; every replica is checked against the shadow, the maximum counts the
+  // replicas once, and the flooded array goes back into the same slice of w.
+  void flood_slice() {
+    Box<N> slice;
+    for (std::size_t d = 0; d < N; ++d) {
+      slice.lo[d] = draw(c_.rng, box_.lo[d], box_.hi[d] - 1);
+      slice.hi[d] = draw(c_.rng, slice.lo[d] + 1, box_.hi[d]);
+    }
+    const Box<N> fbox = Box<N>::from_extents(extents(slice));
+    const auto grid = testing::random_grid<N>(c_.rng, c_.comm.size());
+    std::array<DimSpec, N> specs;
+    const auto always = static_cast<std::size_t>(c_.rng() % N);
+    for (std::size_t d = 0; d < N; ++d) specs[d] = d == always || c_.rng() % 2 == 0 ? flooded() : block();
+    Domain<N> fdom(c_.comm, Distribution<N>(fbox, grid, specs));
+    DistArray<double, N> f(fdom);
+    flood(*u_, slice, f);
+    f.for_each_owned([&](const Point<N>& p, const double& x) {
+      c_.tally.compare(x, su_[p + slice.lo], [&] { return describe("u flooded", p); });
+    });
+    double highest = -std::numeric_limits<double>::infinity();
+    for_each_point(slice, [&](const Point<N>& p) { highest = std::max(highest, su_[p]); });
+    c_.tally.compare(f.max(), highest, [] { return std::string("max of u flooded"); });
+    copy_section(f, fbox, *w_, slice.lo);
+    for_each_point(slice, [&](const Point<N>& p) { sw_[p] = su_[p]; });
   }
 
   // ZPL's [R] w := u - u@s: a ghost update of u, then a region statement over a random region R

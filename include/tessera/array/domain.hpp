@@ -151,8 +151,9 @@ class Domain {
   /// Returns the seconds the move took, the largest over the ranks (the same on every rank), which
   /// is what a cost model of migrations learns from.
   /// Throws `Error` on every rank, before anything moves, if `to` covers another box or is for
-  /// another number of ranks, an array's ghosts are impossible under `to`, or an array has a ghost
-  /// update in flight; and `Error(out_of_memory)` as `redistribute` does.
+  /// another number of ranks, the domain's or `to`'s distribution has a flooded axis, an array's
+  /// ghosts are impossible under `to`, or an array has a ghost update in flight; and
+  /// `Error(out_of_memory)` as `redistribute` does.
   double migrate(const Distribution<N>& to) {
     constexpr const char* where = "Domain::migrate";
     const auto checked = detail::check_collective(comm(), where, to);
@@ -161,6 +162,11 @@ class Domain {
       fail_argument(where, "to", to.domain(),
                     detail::concat("covers another box than the domain's ", s.dist.domain(),
                                    " (use redistribute to change the extent)"));
+    if (to.is_flooded() || s.dist.is_flooded())
+      fail_argument(where, "to", to,
+                    detail::concat("is a migration ", s.dist.is_flooded() ? "from" : "to",
+                                   " a flooded distribution: balancing moves cuts, and a flooded axis has none "
+                                   "(use redistribute)"));
     check_target(where, to);
     const double started = Communicator::wtime();
     const int rank = s.comm->rank();

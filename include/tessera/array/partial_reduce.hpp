@@ -31,6 +31,11 @@
 ///
 /// Cost: one pass over the owned source elements, then one all-to-all of one record (a point and a
 /// value) per result element per rank holding part of its line, sent to its owner.
+///
+/// Flooded arrays (ZPL's reduction into a flood region, `[1..n, *] R := +<< A`): a flooded source
+/// counts its canonical replica only; a flooded result gets every record at every replica of its
+/// point, and each replica folds them in the same order, so the replicas hold the same bits.
+/// `flooded_reduced_distribution` (array/flood.hpp) gives the result flooded along the reduced axes.
 
 #include <algorithm>
 #include <cstddef>
@@ -86,6 +91,7 @@ template <std::size_t N>
       return irregular(std::move(owners));
     }
     case DimKind::collapsed: return collapsed();
+    case DimKind::flooded: return flooded();
     default: return cut(dim.boundaries()).with_logical_block(dim.logical_block());
   }
 }
@@ -124,15 +130,16 @@ template <std::size_t N>
     const int g = static_cast<int>(source.grid().extent(d));
     if (!reduced[d])
       specs[d] = detail::same_ownership(dim);
-    else if (dim.kind() == DimKind::collapsed)
-      specs[d] = collapsed();
+    else if (dim.kind() == DimKind::collapsed || dim.kind() == DimKind::flooded)
+      specs[d] = detail::same_ownership(dim);  // every coordinate holds the low index already
     else
       specs[d] = detail::single_index_cut(box.lo[d], box.empty() ? 0 : static_cast<int>(first_position[d]), g);
   }
   Distribution<N> out(detail::reduced_box(box, reduced), source.grid(), specs, source.order());
   // Axes cut per slab keep every slab's cuts (the slabs are the same: same grid, same order).
   for (std::size_t d = 0; d < N; ++d)
-    if (!reduced[d] && source.slab_count(d) > 1 && source.dim(d).owns_intervals()) out = out.with_cuts(d, source.slab_cuts(d));
+    if (!reduced[d] && source.slab_count(d) > 1 && source.dim(d).owns_intervals() && !source.flooded(d))
+      out = out.with_cuts(d, source.slab_cuts(d));
   return out;
 }
 
@@ -158,6 +165,7 @@ template <class T, std::size_t N, class Op>
 [[nodiscard]] std::vector<PartialAt<T, N>> rank_partials(const DistArray<T, N>& source, const std::array<bool, N>& reduced,
                                                          const T& identity, Op& op) {
   std::vector<PartialAt<T, N>> out;
+  if (!source.distribution().is_primary(source.domain().rank())) return out;  // a replica counted elsewhere
   std::map<Point<N>, std::size_t> slot_of;  // several patches may share result points
   const Box<N>& box = source.domain().box();
   const T* base = source.data();
@@ -241,15 +249,25 @@ void reduce_into(const DistArray<T, N>& source, std::span<const std::size_t> axe
   if (!props.associative || !props.commutative)
     fail_argument(where, "op", props.associative ? "an operator declared not commutative" : "an operator declared not associative",
                   "cannot be reduced: the ranks' partials are folded in an order that follows the distribution");
-  // Each partial to the owner of its result point; what arrives is grouped by source rank.
+  // Each partial to the holders of its result point (its owner, or every replica of a flooded
+  // result); what arrives is grouped by source rank.
   std::vector<detail::PartialAt<T, N>> partials = detail::rank_partials(source, reduced, identity, op);
   const Distribution<N>& to = result.distribution();
+  const bool replicated = to.is_flooded();
   std::vector<int> owner(partials.size()), counts(static_cast<std::size_t>(comm.size()), 0);
-  for (std::size_t k = 0; k < partials.size(); ++k) ++counts[static_cast<std::size_t>(owner[k] = to.owner(partials[k].at))];
+  const auto for_each_holder = [&](std::size_t k, auto&& f) {
+    if (!replicated) return f(owner[k]);
+    for (int r : to.replicas(owner[k])) f(r);
+  };
+  for (std::size_t k = 0; k < partials.size(); ++k) {
+    owner[k] = to.owner(partials[k].at);
+    for_each_holder(k, [&](int r) { ++counts[static_cast<std::size_t>(r)]; });
+  }
   std::vector<std::size_t> next(counts.size(), 0);
   for (std::size_t r = 1; r < counts.size(); ++r) next[r] = next[r - 1] + static_cast<std::size_t>(counts[r - 1]);
-  std::vector<detail::PartialAt<T, N>> outgoing(partials.size());
-  for (std::size_t k = 0; k < partials.size(); ++k) outgoing[next[static_cast<std::size_t>(owner[k])]++] = partials[k];
+  std::vector<detail::PartialAt<T, N>> outgoing(next.back() + static_cast<std::size_t>(counts.back()));
+  for (std::size_t k = 0; k < partials.size(); ++k)
+    for_each_holder(k, [&](int r) { outgoing[next[static_cast<std::size_t>(r)]++] = partials[k]; });
   const auto arrived =
       comm.alltoallv(std::span<const detail::PartialAt<T, N>>(outgoing), std::span<const int>(counts));
   // Nothing was written before here: an error above leaves `result` as it was.

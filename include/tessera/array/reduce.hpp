@@ -8,6 +8,8 @@
 /// in the same order: a rank folds its owned elements in the order of `for_each_owned`, then the
 /// ranks' partials are folded in rank order (for `reduce_along`, slice by slice, see
 /// `fold_slices`). Between distributions the result may differ in rounding, never between ranks.
+/// Over a flooded distribution only the canonical replica's ranks fold their elements
+/// (`Distribution::is_primary`), so each element counts once.
 
 #include <climits>
 #include <cstddef>
@@ -30,11 +32,18 @@ struct ValueAt {
 
 namespace detail {
 
+/// Calls f(point, value) for every element this rank counts in a reduction: the ones it owns,
+/// unless it holds a replica of a flooded array other than the canonical one.
+template <class T, std::size_t N, class F>
+void for_each_counted(const DistArray<T, N>& a, F&& f) {
+  if (a.distribution().is_primary(a.domain().rank())) a.for_each_owned(f);
+}
+
 /// `op` folded over every element of `a` from `identity` (DistArray::reduce).
 template <class T, std::size_t N, class Op>
 [[nodiscard]] T reduce_array(const DistArray<T, N>& a, const T& identity, Op& op) {
   T partial = identity;
-  a.for_each_owned([&](const Point<N>&, const T& x) { partial = op(partial, x); });
+  for_each_counted(a, [&](const Point<N>&, const T& x) { partial = op(partial, x); });
   T result = identity;
   for (const T& x : a.domain().comm().allgather(partial)) result = op(result, x);
   return result;
@@ -50,7 +59,7 @@ template <class T, std::size_t N, class Better>
     int has;
   };
   Partial mine{T{}, Point<N>{}, 0};
-  a.for_each_owned([&](const Point<N>& p, const T& x) {
+  for_each_counted(a, [&](const Point<N>& p, const T& x) {
     if (!mine.has || better(x, mine.value) || (!better(mine.value, x) && p < mine.at)) mine = Partial{x, p, 1};
   });
   Partial best{T{}, Point<N>{}, 0};
@@ -101,7 +110,7 @@ template <class T, std::size_t N, class Op>
     outputs = checked_mul(outputs, extent(box, d), "DistArray::reduce_along");
   }
   std::vector<T> partial(static_cast<std::size_t>(outputs), identity);
-  a.for_each_owned([&](const Point<N>& p, const T& x) {
+  for_each_counted(a, [&](const Point<N>& p, const T& x) {
     index_t k = 0;
     for (std::size_t d = 0; d < N; ++d) k += (p[d] - box.lo[d]) * strides[d];
     auto& slot = partial[static_cast<std::size_t>(k)];

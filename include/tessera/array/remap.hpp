@@ -559,6 +559,13 @@ requires(N >= 1 && M >= 1) void scatter(const DistArray<T, M>& values, const Dis
   if (!(index.distribution() == values.distribution()))
     fail_argument(where, "values", values.distribution(),
                   detail::concat("must have the distribution of 'index', ", index.distribution()));
+  // Each replica of flooded values would send its values again; a flooded dst would get them in one
+  // replica only.
+  constexpr const char* flooded_why =
+      "has a flooded axis: an index scatter writes each element once (scatter into an unflooded array, then "
+      "copy it into the flooded one)";
+  if (values.distribution().is_flooded()) fail_argument(where, "values", values.distribution(), flooded_why);
+  if (dst.distribution().is_flooded()) fail_argument(where, "dst", dst.distribution(), flooded_why);
   CombineFn combine = nullptr;
   if (op != CombineOp::replace) {
     try {

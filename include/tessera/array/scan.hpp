@@ -260,6 +260,9 @@ void check_scan(const char* where, const DistArray<T, N>& in, const DistArray<T,
   if (!(out.distribution() == in.distribution()))
     fail_argument(where, "out", out.distribution(),
                   concat("must be distributed as 'in' (", in.distribution(), ") over the same box"));
+  if (in.distribution().is_flooded())
+    fail_argument(where, "in", in.distribution(),
+                  "has a flooded axis: its replicas have no place in a global order (scan an unflooded copy)");
   if (out.ghost_update_in_flight())
     fail(ErrorCode::invalid_argument, where, ": 'out' has a ghost update in flight (call end_update_ghosts first)");
   if (!op_properties(op).associative)

@@ -85,6 +85,10 @@ template <class First, class... Rest>
   static_assert(((ArrayTraits<Rest>::rank == ArrayTraits<First>::rank) && ...),
                 "tessera::io: every array of a checkpoint must be over one domain (one dimension)");
   const auto& domain = first.array->domain();
+  if (domain.distribution().is_flooded())
+    fail_argument(where, "arrays", domain.distribution(),
+                  "have a flooded axis: a checkpoint holds each element once (copy the arrays into an unflooded "
+                  "domain first)");
   CheckpointRequest request = describe_domain(domain);
   const auto add = [&](const auto& entry) {
     if (!entry.array->domain().same_as(domain))

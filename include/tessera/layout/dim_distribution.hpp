@@ -12,6 +12,11 @@
 ///   (sub-section, coordinate) pairs in O(pieces + log g): a cyclic dimension yields at most g
 ///   pieces, never one per element.
 ///
+/// A `flooded` dimension is held whole by every coordinate (a replica each): `local_count`,
+/// `owned` and `local_offset` are those of the whole dimension for every c, while `owner` and
+/// `pieces` name coordinate 0, the canonical replica (`Distribution` substitutes the reader's own
+/// replica where it matters).
+///
 /// Metadata is O(g) (the g+1 boundaries of interval kinds), except `irregular`, whose owner table
 /// is O(hi - lo) by nature. Copies share immutable tables.
 
@@ -46,7 +51,8 @@ class DimDistribution {
   /// logical block < 1, cut boundaries that are not g+1, not monotone or do not start at lo and end
   /// at hi, or do not lie on the logical block; weights that are not g, negative, NaN or all zero;
   /// a block size < 1 or not a multiple of the logical block; a source outside [0, g); collapsed
-  /// over g > 1; an irregular table of the wrong length or with a coordinate outside [0, g);
+  /// over g > 1; a flooded dimension with a logical block other than 1 (it is never split); an
+  /// irregular table of the wrong length or with a coordinate outside [0, g);
   /// `general` (only `Distribution::from_rank_weights` binds it, through `bind_cut`).
   [[nodiscard]] static DimDistribution bind(const DimSpec& spec, index_t lo, index_t hi, int g, std::string_view where);
   /// A cut from explicit boundaries, the way `general` dimensions are bound for one slab.
@@ -72,11 +78,16 @@ class DimDistribution {
   /// Indices per block of the cyclic kinds (block_cyclic: its block size; cyclic: the logical block).
   [[nodiscard]] index_t cycle_block() const noexcept { return block_size_; }
 
-  /// True if every coordinate owns one interval (block, cut, weights, general, collapsed): ghost
-  /// layers are possible along this dimension.
+  /// True if every coordinate owns one interval (block, cut, weights, general, collapsed, flooded):
+  /// ghost layers are possible along this dimension.
   [[nodiscard]] bool owns_intervals() const noexcept;
-  /// The g+1 boundaries of an interval kind (empty vector otherwise).
+  /// True for a flooded dimension: every coordinate holds all of `[lo, hi)`.
+  [[nodiscard]] bool is_flooded() const noexcept { return kind_ == DimKind::flooded; }
+  /// The g+1 boundaries of an interval kind that splits the dimension (empty vector otherwise,
+  /// flooded included: its intervals overlap).
   [[nodiscard]] const std::vector<index_t>& boundaries() const noexcept;
+  /// First index of coordinate c's interval (interval kinds): `boundaries()[c]`, or lo if flooded.
+  [[nodiscard]] index_t interval_start(int c) const noexcept;
 
   /// The coordinate owning index i; i must lie in [lo, hi) (checked only in debug builds).
   [[nodiscard]] int owner(index_t i) const noexcept;
@@ -103,7 +114,7 @@ class DimDistribution {
   /// Stable hash, consistent with ==.
   [[nodiscard]] std::uint64_t hash() const noexcept { return hash_; }
 
-  /// `block`, `cut(0,3,6)`, `cyclic`, `block_cyclic(64,src=1)`, `collapsed`, `irregular(n=100)`;
+  /// `block`, `cut(0,3,6)`, `cyclic`, `block_cyclic(64,src=1)`, `collapsed`, `flooded`, `irregular(n=100)`;
   /// a logical block other than 1 is shown as `(lb=4)`.
   friend std::ostream& operator<<(std::ostream& out, const DimDistribution& d);
 

@@ -13,6 +13,7 @@
 /// | `cyclic()` | `cyc` | `D_CYCLIC` | CYCLIC | every g-th logical block |
 /// | `block_cyclic(b, s)` | `blkcyc` | — | CYCLIC(b) | every g-th block of b indices, block 0 on coordinate s (ScaLAPACK) |
 /// | `collapsed()` | `null` | `D_NONE` | `*` | everything (the grid axis must have extent 1) |
+/// | `flooded()` | flood `*` | — | — | everything, on every coordinate: a replica per coordinate |
 /// | `irregular(o)` | irregular | — | INDIRECT | the indices i with `o[i - lo] == c` |
 ///
 /// Every spec may carry a *logical block* (D3-ARC `d3_darray`'s fifth argument): the smallest unit
@@ -29,7 +30,7 @@
 namespace tessera {
 
 /// The kinds of per-dimension distribution.
-enum class DimKind : std::uint8_t { block, cut, cut_weights, general, cyclic, block_cyclic, collapsed, irregular };
+enum class DimKind : std::uint8_t { block, cut, cut_weights, general, cyclic, block_cyclic, collapsed, irregular, flooded };
 
 /// Name of a kind as printed (`block`, `cut`, ...).
 [[nodiscard]] const char* to_string(DimKind kind) noexcept;
@@ -98,6 +99,15 @@ struct DimSpec {
 [[nodiscard]] inline DimSpec collapsed() {
   DimSpec s;
   s.kind = DimKind::collapsed;
+  return s;
+}
+/// ZPL's flood dimension (`*` in a region): every coordinate of the grid axis holds the whole
+/// dimension, a replica of its own (a grid row sharing one copy of a column panel, say). Reads take
+/// the replica of the reader's own coordinate; writes by the library reach every replica; reductions
+/// count one replica (docs/concepts.md, "Flooded axes").
+[[nodiscard]] inline DimSpec flooded() {
+  DimSpec s;
+  s.kind = DimKind::flooded;
   return s;
 }
 /// An owner coordinate for every index of the dimension, `owners[i - lo]`.

@@ -13,6 +13,14 @@
 ///
 /// A *user-defined* distribution (`Distribution<N>::user`) wraps a `UserDistribution<N>`.
 ///
+/// A *flooded* axis (`flooded()`, ZPL's `*`) is held whole by every coordinate of its grid axis:
+/// the ranks that differ only in their flooded coordinates hold identical replicas
+/// (`replicas(rank)`). Each rank's storage is its replica (`owned_sections`, `local_extents`);
+/// `owner` and `pieces` name the canonical replica (coordinate 0 along every flooded axis),
+/// `pieces_near(s, reader)` the reader's own replica, and `holders(s)` every replica. Movements
+/// read from the reader's replica and write to every replica; reductions count the canonical one
+/// (`is_primary`). Docs: docs/concepts.md, "Flooded axes".
+///
 /// Local storage of a dimensional distribution is one dense array per rank whose extent along d is
 /// the number of indices its coordinate owns along d (compacted for cyclic kinds), row-major;
 /// `local_offset` is the row-major offset in it. A user-defined distribution stores one patch per
@@ -129,8 +137,8 @@ class Distribution {
   /// stored nowhere and skipped by every movement.
   [[nodiscard]] bool covers_domain() const noexcept { return !state_->user || state_->user->covers_domain(); }
 
-  /// True if every rank owns one box (every axis is block, cut, weights, general or collapsed):
-  /// ghost layers can be kept along every axis.
+  /// True if every rank owns one box (every axis is block, cut, weights, general, collapsed or
+  /// flooded): ghost layers can be kept along every axis.
   [[nodiscard]] bool owns_boxes() const noexcept {
     if (state_->user) return false;
     for (std::size_t d = 0; d < N; ++d)
@@ -290,6 +298,86 @@ class Distribution {
     return out;
   }
 
+  // --- flooded axes: replicas ---------------------------------------------------------------------
+
+  /// True if axis d is flooded (every coordinate of its grid axis holds all of it).
+  [[nodiscard]] bool flooded(std::size_t d) const noexcept {
+    return !state_->user && d < N && state_->dims[d].front().is_flooded();
+  }
+  /// True if some axis is flooded: ranks hold replicas.
+  [[nodiscard]] bool is_flooded() const noexcept {
+    for (std::size_t d = 0; d < N; ++d)
+      if (flooded(d)) return true;
+    return false;
+  }
+  /// The ranks holding the same replica as `rank` (its position with every flooded coordinate
+  /// varied), ascending, `rank` included; just `rank` without flooded axes or for a skeleton.
+  [[nodiscard]] std::vector<int> replicas(int rank) const {
+    check_rank("Distribution::replicas", rank);
+    const auto pos = is_flooded() ? state_->grid.position_of(rank) : std::nullopt;
+    if (!pos) return {rank};
+    std::vector<int> out;
+    for_each_replica(*pos, [&](int r) { out.push_back(r); });
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  /// True if `rank` holds the canonical replica (coordinate 0 along every flooded axis), or owns
+  /// nothing: what reductions count, so that replicated elements count once. True for every rank
+  /// of a distribution without flooded axes.
+  [[nodiscard]] bool is_primary(int rank) const {
+    check_rank("Distribution::is_primary", rank);
+    const auto pos = is_flooded() ? state_->grid.position_of(rank) : std::nullopt;
+    if (!pos) return true;
+    for (std::size_t d = 0; d < N; ++d)
+      if (flooded(d) && (*pos)[d] != 0) return false;
+    return true;
+  }
+  /// True if `reader` reads this distribution's elements from `holder`'s replica: holder's
+  /// flooded coordinates are the reader's own (coordinate 0 for a reader outside the grid). True
+  /// for every pair without flooded axes.
+  [[nodiscard]] bool reads_from(int reader, int holder) const {
+    if (!is_flooded()) return true;
+    const auto pos = state_->grid.position_of(holder);
+    if (!pos) return true;
+    const Point<N> near = replica_position(reader);
+    for (std::size_t d = 0; d < N; ++d)
+      if (flooded(d) && (*pos)[d] != near[d]) return false;
+    return true;
+  }
+  /// Like `pieces`, but along flooded axes each piece names the replica `reader` reads (its own
+  /// coordinates; 0 for a reader outside the grid): where a movement into `reader` takes its data.
+  [[nodiscard]] std::vector<DistPiece<N>> pieces_near(const Section<N>& s, int reader) const {
+    if (!is_flooded()) return pieces(s);
+    check_rank("Distribution::pieces_near", reader);
+    std::vector<DistPiece<N>> out;
+    if (s.empty()) return out;
+    const Point<N> near = replica_position(reader);
+    Point<N> c{};
+    Section<N> acc;
+    descend(s, 0, c, acc, out, &near);
+    return out;
+  }
+  /// \copydoc pieces_near(const Section<N>&, int) const
+  [[nodiscard]] std::vector<DistPiece<N>> pieces_near(const Box<N>& box, int reader) const {
+    return pieces_near(Section<N>::from_box(box), reader);
+  }
+  /// The distinct ranks holding part of `s` in any replica, ascending: where a movement into an
+  /// array over this distribution must write.
+  [[nodiscard]] std::vector<int> holders(const Section<N>& s) const {
+    std::vector<int> out;
+    const bool flooded_somewhere = is_flooded();
+    for (const auto& piece : pieces(s)) {
+      const auto pos = flooded_somewhere ? state_->grid.position_of(piece.rank) : std::nullopt;
+      if (!pos)
+        out.push_back(piece.rank);
+      else
+        for_each_replica(*pos, [&](int r) { out.push_back(r); });
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
   // --- the cuts of interval axes (what incremental balancing moves) ------------------------------
 
   /// Number of slabs of axis d: the product of the grid extents of the axes before d in the order
@@ -307,6 +395,8 @@ class Distribution {
     constexpr const char* where = "Distribution::slab_cuts";
     const std::size_t slabs = slab_count(d);
     const auto& dims = state_->dims[d];
+    if (dims.front().is_flooded())
+      fail_argument(where, "axis", d, "is flooded: every coordinate holds all of it, so it has no cuts");
     if (!dims.front().owns_intervals())
       fail_argument(where, "axis", d, detail::concat("is distributed ", to_string(dims.front().kind()), ": its owned sets are not intervals"));
     std::vector<std::vector<index_t>> out;
@@ -323,6 +413,11 @@ class Distribution {
     const std::size_t slabs = slab_count(d);
     if (cuts.size() != 1 && cuts.size() != slabs)
       fail_argument(where, "cuts", cuts.size(), detail::concat("slabs given; axis ", d, " has ", slabs, " (or give 1)"));
+    if (state_->dims[d].front().is_flooded())
+      fail_argument(where, "axis", d, "is flooded: every coordinate holds all of it, so the grid cannot split it");
+    if (is_flooded() && std::any_of(cuts.begin(), cuts.end(), [&](const auto& c) { return c != cuts.front(); }))
+      fail_argument(where, "cuts", "one cut per slab",
+                    "would make the replicas of a flooded distribution differ: give one cut for every slab");
     auto s = std::make_shared<State>(*state_);
     const index_t lb = state_->dims[d].front().logical_block();
     const auto g = static_cast<std::size_t>(state_->grid.extent(d));
@@ -446,6 +541,14 @@ class Distribution {
     for (std::size_t d = 0; d < N; ++d)
       if (domain.hi[d] < domain.lo[d])
         fail_argument(where, "domain", domain, detail::concat("has hi < lo along dimension ", d));
+    const auto has = [&](DimKind k) {
+      return std::any_of(specs.begin(), specs.end(), [k](const DimSpec& spec) { return spec.kind == k; });
+    };
+    // A general axis is cut per slab of the axes before it: along a flooded axis the slabs would be
+    // replicas, and each would be cut its own way.
+    if (has(DimKind::flooded) && has(DimKind::general))
+      fail_argument(where, "specs", "flooded and general axes",
+                    "cannot be combined: a general axis cuts each replica's slab differently");
     for (std::size_t k = 0; k < N; ++k) {
       const auto d = static_cast<std::size_t>(order[k]);
       const auto g = static_cast<int>(grid.extent(d));
@@ -504,19 +607,40 @@ class Distribution {
   }
 
   // Walks the axes in order; at each level only the coordinates owning part of s are visited.
-  void descend(const Section<N>& s, std::size_t k, Point<N>& c, Section<N>& acc, std::vector<DistPiece<N>>& out) const {
+  // With `near`, flooded axes take near's coordinate (a replica) instead of the canonical 0.
+  void descend(const Section<N>& s, std::size_t k, Point<N>& c, Section<N>& acc, std::vector<DistPiece<N>>& out,
+               const Point<N>* near = nullptr) const {
     if (k == N) {
       out.push_back({acc, state_->grid.rank_at(c)});
       return;
     }
     const auto d = static_cast<std::size_t>(state_->order[k]);
     std::vector<DimPiece> level;
-    state_->dims[d][slab_of(d, c)].pieces(s.dim[d], level);
+    const DimDistribution& along = state_->dims[d][slab_of(d, c)];
+    along.pieces(s.dim[d], level);
     for (const auto& piece : level) {
-      c[d] = piece.coord;
+      c[d] = near && along.is_flooded() ? (*near)[d] : piece.coord;
       acc.dim[d] = piece.section;
-      descend(s, k + 1, c, acc, out);
+      descend(s, k + 1, c, acc, out, near);
     }
+  }
+
+  // The coordinates of `reader`'s replica (its position; 0 along every axis if outside the grid).
+  [[nodiscard]] Point<N> replica_position(int reader) const {
+    check_rank("Distribution::replica_position", reader);
+    const auto pos = state_->grid.position_of(reader);
+    return pos ? *pos : Point<N>{};
+  }
+
+  // Calls f(rank) for every position that equals `pos` off the flooded axes.
+  template <class F>
+  void for_each_replica(const Point<N>& pos, F&& f) const {
+    Box<N> around;
+    for (std::size_t d = 0; d < N; ++d) {
+      around.lo[d] = flooded(d) ? 0 : pos[d];
+      around.hi[d] = flooded(d) ? state_->grid.extent(d) : pos[d] + 1;
+    }
+    for_each_point(around, [&](const Point<N>& q) { f(state_->grid.rank_at(q)); });
   }
 
   static void product(const std::array<SectionList1, N>& per_dim, std::size_t d, Section<N>& acc,

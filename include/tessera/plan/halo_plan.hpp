@@ -11,7 +11,9 @@
 /// receive lists are computed with the same function and the copies from this rank kept. Both sides
 /// therefore list the copies between them identically. Cost: O(neighbours x their pieces), never a
 /// loop over all ranks for dimensional distributions. For a box set the send side visits only the
-/// other ranks' boxes near this rank's (through the set's spatial index), one by one.
+/// other ranks' boxes near this rank's (through the set's spatial index), one by one. Over a flooded
+/// distribution each replica fills its ghosts from its own replica (`Distribution::pieces_near`),
+/// so the replicas exchange among themselves and never with each other.
 
 #include <algorithm>
 #include <cstddef>
@@ -70,7 +72,7 @@ void patch_halo_receives(const Distribution<N>& dist, const GhostSpec<N>& g, int
   for (const auto& ghost : ghost_boxes(p.owned_box(), g))
     for (const auto& wrapped : wrap_periodic(ghost, dist.domain(), g.periodic))
       for (const auto& region : ghost_sections(wrapped.box, p))
-        for (const auto& [section, owner] : dist.pieces(region))
+        for (const auto& [section, owner] : dist.pieces_near(region, rank))
           out.push_back({owner, section, rank, shift(section, -wrapped.offset), -1, patch});
 }
 
@@ -91,7 +93,7 @@ void halo_sends(const Distribution<N>& dist, const GhostSpec<N>& g, int rank, st
   const auto mine = StorageLayout<N>::make(dist, rank, no_ghosts<N>());
   for (const auto& patch : mine.patches())
     for (const auto& wrapped : wrap_periodic(grow(patch.owned_box(), g.upper, g.lower), dist.domain(), g.periodic))
-      for (const auto& piece : dist.pieces(wrapped.box))
+      for (const auto& piece : dist.pieces_near(wrapped.box, rank))
         if (piece.rank != rank) neighbours.push_back(piece.rank);
   std::sort(neighbours.begin(), neighbours.end());
   neighbours.erase(std::unique(neighbours.begin(), neighbours.end()), neighbours.end());

@@ -10,6 +10,12 @@
 /// (walking its own destination sections) compute the same pieces, and the canonical order makes
 /// them list the pieces alike. Cost: O(pieces + N log g) per owned section for dimensional
 /// distributions.
+///
+/// Flooded distributions (ZPL's `*`): a receiver reads each element from the source replica it is
+/// nearest to (`Distribution::pieces_near`: its own replica when it holds one, so a move between a
+/// flooded array and one aligned with it copies locally), and every replica of the destination
+/// receives (`Distribution::holders`); a sender keeps only the receivers that read from it
+/// (`Distribution::reads_from`), so both sides still list the same copies.
 
 #include <algorithm>
 #include <array>
@@ -30,11 +36,11 @@ inline std::vector<int> unique_sorted(std::vector<int> ranks) {
   return ranks;
 }
 
-/// Distinct ranks owning part of `s` under `dist`, ascending.
+/// Distinct ranks `reader` reads part of `s` from under `dist` (its nearest replica), ascending.
 template <std::size_t N>
-std::vector<int> owners_of(const Distribution<N>& dist, const Section<N>& s) {
+std::vector<int> owners_of(const Distribution<N>& dist, const Section<N>& s, int reader) {
   std::vector<int> ranks;
-  for (const auto& piece : dist.pieces(s)) ranks.push_back(piece.rank);
+  for (const auto& piece : dist.pieces_near(s, reader)) ranks.push_back(piece.rank);
   return unique_sorted(std::move(ranks));
 }
 
@@ -98,17 +104,18 @@ template <std::size_t N>
   for (const auto& s_b : dst.owned_sections(rank)) {
     std::vector<int> sources;
     for (const auto& t : intersect(s_b, dst_box))
-      for (int q : detail::owners_of(src, map.backward(t))) sources.push_back(q);
+      for (int q : detail::owners_of(src, map.backward(t), rank)) sources.push_back(q);
     for (int q : detail::unique_sorted(std::move(sources)))
       for (const auto& s_a : src.owned_sections(q)) detail::pair_copies(q, s_a, rank, s_b, map, plan);
   }
-  // What I send: my source sections within src_box, to the owners of their images.
+  // What I send: my source sections within src_box, to every holder of their images that reads
+  // from me.
   for (const auto& s_a : src.owned_sections(rank)) {
     std::vector<int> targets;
     for (const auto& t : intersect(s_a, src_box))
-      for (int r : detail::owners_of(dst, map.forward(t))) targets.push_back(r);
+      for (int r : dst.holders(map.forward(t))) targets.push_back(r);
     for (int r : detail::unique_sorted(std::move(targets))) {
-      if (r == rank) continue;  // already listed as a receive
+      if (r == rank || !src.reads_from(r, rank)) continue;  // a receive already listed, or another replica's
       for (const auto& s_b : dst.owned_sections(r)) detail::pair_copies(rank, s_a, r, s_b, map, plan);
     }
   }

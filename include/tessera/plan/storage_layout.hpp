@@ -141,7 +141,7 @@ class StorageLayout {
       if (a.count == 0) return layout;  // owns nothing: no patch, no ghosts to fill
       a.coord = c;
       if (dd.owns_intervals()) {
-        a.first = dd.boundaries()[static_cast<std::size_t>(c)];
+        a.first = dd.interval_start(c);
         a.ghost_lo = ghosts.lower[d];
         a.ghost_hi = ghosts.upper[d];
       } else {

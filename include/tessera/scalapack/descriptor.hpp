@@ -53,6 +53,8 @@ inline std::array<index_t, 2> scalapack_blocking(const char* where, std::size_t 
     fail_argument(where, concat("array (dimension ", axis, ")"), to_string(dim.kind()),
                   concat("cannot be handed to ScaLAPACK: ", why));
   };
+  if (dim.kind() == DimKind::flooded)
+    refuse("it is flooded: every process of the grid axis holds all of it, and ScaLAPACK splits every axis");
   if (dim.kind() == DimKind::general || dim.kind() == DimKind::irregular)
     refuse("its owned sets are not block-cyclic (use block_cyclic(b), cyclic(), or block() over equal blocks)");
   if (m == 0) return {1, 0};

@@ -152,6 +152,7 @@ TEST(SpecErrors, AxisAgainstDomainAndGrid) {
       BadSpec{"domain=10 grid=2 dist=block_cyclic(4,src=2)", R"~(at column 23, "block_cyclic(4,src=2)")~",
               "must be a coordinate in [0, 2)"},
       BadSpec{"domain=10 grid=2 dist=collapsed", R"~(at column 23, "collapsed")~", "must be 1 along a collapsed"},
+      BadSpec{"domain=10 grid=2 dist=flooded(lb=2)", R"~(at column 23, "flooded(lb=2)")~", "must be 1 along a flooded"},
       BadSpec{"domain=4 dist=irregular(0,1,0)", R"~(at column 15, "irregular(0,1,0)")~",
               "entries given; the dimension has 4 indices"},
       BadSpec{"domain=3 grid=2 dist=irregular(0,1,2)", R"~(at column 22, "irregular(0,1,2)")~",

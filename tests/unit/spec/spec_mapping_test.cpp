@@ -68,6 +68,14 @@ TEST(SpecMapping, ListsFixTheExtentsOfAnAutomaticGrid) {
   EXPECT_FALSE(fixed.grid().is_active(2));
 }
 
+TEST(SpecMapping, FloodedAxes) {
+  // ZPL's [1..n, *]: rows in blocks over the grid's rows, every grid column a replica.
+  const auto dist = to_distribution<2>(parse_spec("domain=12x3 grid=2x3 dist=block,flooded"), 6);
+  EXPECT_EQ(dist, Distribution<2>(Box<2>({0, 0}, {12, 3}), ProcGrid<2>::with_shape(6, {2, 3}), {block(), flooded()}));
+  EXPECT_TRUE(dist.flooded(1));
+  EXPECT_EQ(to_string(parse_spec("domain=12x3 grid=2x3 dist=block,flooded")), "domain=12x3 grid=2x3 dist=block,flooded");
+}
+
 TEST(SpecMapping, EveryKindAndLowerBounds) {
   const Spec s = parse_spec(
       "domain=-4:96x10:100x0:1000x64 grid=2x3x2x1 "

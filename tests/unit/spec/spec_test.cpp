@@ -106,6 +106,7 @@ TEST(SpecParse, SpecTextOfEachKind) {
   EXPECT_EQ(spec_text(block_cyclic(64)), "block_cyclic(64)");
   EXPECT_EQ(spec_text(block_cyclic(64, 2)), "block_cyclic(64,src=2)");
   EXPECT_EQ(spec_text(collapsed()), "collapsed");
+  EXPECT_EQ(spec_text(flooded()), "flooded");
   EXPECT_EQ(spec_text(irregular({1, 0, 1})), "irregular(1,0,1)");
 }
 
