@@ -143,7 +143,9 @@ class Domain {
   /// rank's new part fits in the rows its buffer keeps to spare along the outermost axis (D3-ARC's
   /// spare rows, Fig. 7), the buffer stays: rows that stay put are not touched and only the
   /// elements that change owner travel. Otherwise the rank allocates new storage with rows to
-  /// spare (see `set_spare_rows`), which the array counts in `reallocations()`. Ghost layers hold
+  /// spare (see `set_spare_rows`), which the array counts in `reallocations()`. With storage in
+  /// shared-memory windows (`TESSERA_MOVE_ALGORITHM=shared_memory`) an array stays in its buffer
+  /// only where it fits on every rank (windows are made collectively; one more allreduce). Ghost layers hold
   /// stale values afterwards: call `update_ghosts()` before reading them.
   /// Returns the seconds the move took, the largest over the ranks (the same on every rank), which
   /// is what a cost model of migrations learns from.
