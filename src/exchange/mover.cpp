@@ -75,7 +75,7 @@ std::unique_ptr<detail::MoveMethod> make_move_method(MoveAlgorithm algorithm, co
     case MoveAlgorithm::neighborhood:
       return std::make_unique<detail::Neighborhood>(comm, std::move(schedule), std::move(bindings), tag, owner);
     case MoveAlgorithm::shared_memory:
-      return std::make_unique<detail::SharedMemory>(comm, std::move(schedule), std::move(bindings), tag, owner);
+      return detail::make_shared_memory(comm, std::move(schedule), std::move(bindings), tag, owner);
     case MoveAlgorithm::automatic:  // resolved before: choose() never returns it
     case MoveAlgorithm::point_to_point:
       break;

@@ -143,18 +143,22 @@ SharedGeometry::SharedGeometry(const Communicator& comm, const Schedule& s)
     check_mpi(MPI_Probe(peer, header_tag_, comm.raw(), &status), "MPI_Probe");
     int bytes = 0;
     check_mpi(MPI_Get_count(&status, MPI_BYTE, &bytes), "MPI_Get_count");
+    bool taken = false;  // the message is off the line
     try {
       if (failure || bytes % static_cast<int>(sizeof(StretchGroup)) != 0) throw std::bad_alloc();  // consume it below
       std::vector<StretchGroup> theirs(static_cast<std::size_t>(bytes) / sizeof(StretchGroup));
-      check_mpi(MPI_Recv(theirs.empty() ? static_cast<void*>(&theirs) : static_cast<void*>(theirs.data()), bytes,
-                         MPI_BYTE, peer, header_tag_, comm.raw(), MPI_STATUS_IGNORE),
-                "MPI_Recv");
-      runs_[i] = pair_runs(theirs, stretch_groups(s, s.receives[i].blocks));
+      const int rc = MPI_Recv(theirs.empty() ? static_cast<void*>(&theirs) : static_cast<void*>(theirs.data()), bytes,
+                              MPI_BYTE, peer, header_tag_, comm.raw(), MPI_STATUS_IGNORE);
+      taken = true;
+      check_mpi(rc, "MPI_Recv");
+      runs_[i] = pair_runs(theirs, stretch_groups(s, s.receives[i].blocks));  // may fail after the receive
     } catch (const std::bad_alloc&) {
-      // This rank or the owner failed: take the message off the line (truncated into nothing)
-      // so that it never meets a later receive; the mover is thrown away on every rank.
+      // This rank or the owner failed: take the message off the line (truncated into nothing),
+      // unless it was received before this rank's own allocation failed (a second receive would
+      // wait for a message that never comes), so that it never meets a later receive; the mover
+      // is thrown away on every rank.
       char sink = 0;
-      MPI_Recv(&sink, 0, MPI_BYTE, peer, header_tag_, comm.raw(), MPI_STATUS_IGNORE);
+      if (!taken) MPI_Recv(&sink, 0, MPI_BYTE, peer, header_tag_, comm.raw(), MPI_STATUS_IGNORE);
       if (!failure && bytes % static_cast<int>(sizeof(StretchGroup)) == 0) failure = std::current_exception();
     }
   }
@@ -162,9 +166,16 @@ SharedGeometry::SharedGeometry(const Communicator& comm, const Schedule& s)
   if (failure) std::rethrow_exception(failure);
 }
 
-SharedMemory::SharedMemory(const Communicator& comm, std::shared_ptr<const Schedule> schedule,
+std::unique_ptr<MoveMethod> make_shared_memory(const Communicator& comm, std::shared_ptr<const Schedule> schedule,
+                                               std::vector<Binding> bindings, int tag, const char* owner) {
+  SharedGeometry geometry(comm, *schedule);
+  return std::make_unique<SharedMemory>(std::move(geometry), comm, std::move(schedule), std::move(bindings), tag,
+                                        owner);
+}
+
+SharedMemory::SharedMemory(SharedGeometry geometry, const Communicator& comm, std::shared_ptr<const Schedule> schedule,
                            std::vector<Binding> bindings, int tag, const char* owner)
-    : SharedGeometry(comm, *schedule),
+    : SharedGeometry(std::move(geometry)),
       MoveMethod(comm, std::move(schedule), std::move(bindings), tag, owner, ChannelLayout::direct),
       header_out_(channels().sends().size()),
       header_in_(channels().receives().size()),

@@ -53,14 +53,19 @@ struct StretchGroup {
 void copy_runs(const std::vector<CopyRun>& runs, const std::byte* from, std::byte* into, std::size_t es,
                CombineFn combine) noexcept;
 
-// What the readers of a node need of their owners' storage, exchanged before anything else of
-// the mover is made (a base of SharedMemory, so initialised before the MoveMethod's channels): a
-// rank whose allocations fail here or later still completes this exchange, so that no peer waits
-// for it while the allocation agreement makes every rank throw (allocation_agreement.hpp).
+// What the readers of a node need of their owners' storage, exchanged with the peers of the
+// schedule on the node when it is made: every rank completes this exchange, a rank whose
+// allocations fail here included (it then throws, once every message meant for it has been taken
+// off the line), so that no peer waits for it while the allocation agreement makes every rank
+// throw (allocation_agreement.hpp). Made by `make_shared_memory` before the method itself is
+// allocated, for the same reason. Takes two tags (handshakes).
 class SharedGeometry {
- protected:
+ public:
+  /// With every peer of `s` on the node (see above); collective over `comm` the first time (the
+  /// node context).
   SharedGeometry(const Communicator& comm, const Schedule& s);
 
+ protected:
   std::shared_ptr<NodeContext> context_;
   int header_tag_ = 0;  // the owners' headers (and, once, their geometry)
   int done_tag_ = 0;    // the readers' "done"
@@ -70,11 +75,9 @@ class SharedGeometry {
 
 class SharedMemory final : private SharedGeometry, public MoveMethod {
  public:
-  /// Collective over `comm` (the node context, the first time) and with every peer of the
-  /// schedule on the node (the owners' geometry): every rank makes its mover of this schedule in
-  /// the same order. Takes two tags beside `tag` (handshakes).
-  SharedMemory(const Communicator& comm, std::shared_ptr<const Schedule> schedule, std::vector<Binding> bindings,
-               int tag, const char* owner);
+  /// The method over `geometry`, made from the same schedule just before (`make_shared_memory`).
+  SharedMemory(SharedGeometry geometry, const Communicator& comm, std::shared_ptr<const Schedule> schedule,
+               std::vector<Binding> bindings, int tag, const char* owner);
 
  private:
   struct Header {
@@ -102,5 +105,13 @@ class SharedMemory final : private SharedGeometry, public MoveMethod {
   RequestPool follow_;      // per send channel on the node: the reader's "done", or the data after a "no window"
   RequestPool done_sends_;  // per receive channel on the node: this rank's "done"
 };
+
+/// Collective over `comm` (the node context, the first time) and with every peer of the schedule
+/// on the node (the owners' geometry): every rank makes its mover of this schedule in the same
+/// order. The geometry is exchanged before the method is allocated, so that a rank whose
+/// allocation of it fails has still answered its peers and taken the same two tags beside `tag`.
+[[nodiscard]] std::unique_ptr<MoveMethod> make_shared_memory(const Communicator& comm,
+                                                             std::shared_ptr<const Schedule> schedule,
+                                                             std::vector<Binding> bindings, int tag, const char* owner);
 
 }  // namespace tessera::detail

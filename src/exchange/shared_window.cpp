@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <new>
 #include <utility>
 
@@ -98,45 +99,66 @@ SharedBytes::SharedBytes() noexcept = default;
 
 SharedBytes::SharedBytes(const Communicator& comm, std::size_t bytes, std::size_t alignment) {
   auto context = node_context(comm);
+  int node_size = 0;
+  check_mpi(MPI_Comm_size(context->node, &node_size), "MPI_Comm_size");
+  // Everything this rank allocates for the window is allocated before the collective: a rank that
+  // fails here still takes part (with no bytes) and says so in the agreement below, so that no
+  // rank of the node is left in MPI_Win_allocate_shared, nor holding a window the others freed.
+  // Windows are numbered alike on every rank of the node, so the number is known beforehand.
+  constexpr std::size_t line = 64;
+  const std::uint64_t number = context->windows_made + 1;
+  std::unique_ptr<SharedWindow> w;
+  bool listed = false;
+  int ok = 1;
+  try {
+    constexpr auto most = static_cast<std::size_t>(std::numeric_limits<MPI_Aint>::max()) - 4096 - line;
+    if (alignment > 4096 || bytes > most) throw std::bad_alloc();  // at most a page; a size MPI can take
+    w = std::make_unique<SharedWindow>();
+    w->segments.assign(static_cast<std::size_t>(node_size), nullptr);
+    listed = context->windows.emplace(number, w.get()).second;  // bytes 0 until made: locate_shared skips it
+    if (!listed) throw std::bad_alloc();
+  } catch (const std::bad_alloc&) {
+    ok = 0;
+  }
   // Each rank's segment apart from the others (noncontig), padded to whole cache lines, with room
   // to align the bytes: OpenMPI's segments start 8-byte aligned only (a header before them).
-  constexpr std::size_t line = 64;
-  if (alignment > 4096) throw std::bad_alloc();
-  const std::size_t padded = bytes == 0 ? 0 : (bytes + alignment + line - 1) / line * line;
+  const std::size_t padded = ok == 0 || bytes == 0 ? 0 : (bytes + alignment + line - 1) / line * line;
   MPI_Info info = MPI_INFO_NULL;
-  check_mpi(MPI_Info_create(&info), "MPI_Info_create");
-  MPI_Info_set(info, "alloc_shared_noncontig", "true");
+  int rc = MPI_Info_create(&info);
+  if (rc == MPI_SUCCESS) rc = MPI_Info_set(info, "alloc_shared_noncontig", "true");
   void* base = nullptr;
   MPI_Win win = MPI_WIN_NULL;
-  const int rc = MPI_Win_allocate_shared(static_cast<MPI_Aint>(padded), 1, info, context->node, &base, &win);
-  MPI_Info_free(&info);
-  int ok = rc == MPI_SUCCESS ? 1 : 0;
+  const int made = MPI_Win_allocate_shared(static_cast<MPI_Aint>(padded), 1, info, context->node, &base, &win);
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+  if (rc != MPI_SUCCESS || made != MPI_SUCCESS) ok = 0;
   // Every rank of the node learns whether every rank has its segment: all keep it, or all free it.
   const int agreed = MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, context->node);
   if (agreed != MPI_SUCCESS || ok == 0) {
-    if (rc == MPI_SUCCESS) MPI_Win_free(&win);
+    if (made == MPI_SUCCESS) MPI_Win_free(&win);
+    if (listed) context->windows.erase(number);
     throw std::bad_alloc();
   }
-  auto w = std::make_unique<SharedWindow>();
   w->context = context;
   w->win = win;
+  w->number = number;
   w->local = padded == 0 ? nullptr : static_cast<std::byte*>(base);
   w->bytes = padded;
-  int node_size = 0;
-  MPI_Comm_size(context->node, &node_size);
-  w->segments.assign(static_cast<std::size_t>(node_size), nullptr);
-  for (int q = 0; q < node_size; ++q) {
-    MPI_Aint size = 0;
-    int unit = 0;
-    void* at = nullptr;
-    check_mpi(MPI_Win_shared_query(win, q, &size, &unit, &at), "MPI_Win_shared_query");
-    w->segments[static_cast<std::size_t>(q)] = size == 0 ? nullptr : static_cast<std::byte*>(at);
+  try {
+    for (int q = 0; q < node_size; ++q) {
+      MPI_Aint size = 0;
+      int unit = 0;
+      void* at = nullptr;
+      check_mpi(MPI_Win_shared_query(win, q, &size, &unit, &at), "MPI_Win_shared_query");
+      w->segments[static_cast<std::size_t>(q)] = size == 0 ? nullptr : static_cast<std::byte*>(at);
+    }
+    // One passive epoch for the window's life: MPI_Win_sync then orders loads and stores against
+    // the handshakes of the shared-memory mover (the unified memory model of MPI-3 shared windows).
+    check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win), "MPI_Win_lock_all");
+  } catch (...) {
+    context->windows.erase(number);  // an MPI error: the window is left to MPI_Finalize
+    throw;
   }
-  // One passive epoch for the window's life: MPI_Win_sync then orders loads and stores against
-  // the handshakes of the shared-memory mover (the unified memory model of MPI-3 shared windows).
-  check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win), "MPI_Win_lock_all");
-  w->number = ++context->windows_made;
-  context->windows.emplace(w->number, w.get());
+  context->windows_made = number;
   if (padded != 0) {
     const auto at = reinterpret_cast<std::uintptr_t>(base);
     data_ = w->local + (alignment - at % alignment) % alignment;

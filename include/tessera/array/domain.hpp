@@ -19,10 +19,12 @@
 /// rank (as every collective object must be).
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -128,16 +130,11 @@ class Domain {
     const int rank = comm().rank();
     const Box<N> common = intersect(distribution().domain(), to.domain());
     const bool move = mode == Redistribution::preserve && !common.empty();
-    relayout(where, to, false, [&](State& s, std::vector<Relayout>& plan) {
+    relayout(where, to, false, [](Relayout&) {}, [&](State& s, Relayout& r) {
       // Arrays with equal ghost specs get the same schedule from the cache.
-      plan.reserve(s.arrays.size());
-      for (Storage<N>* a : s.arrays) {
-        const GhostSpec<N>& g = a->ghosts();
-        Relayout& r = plan.emplace_back(a, StorageLayout<N>::make(to, rank, g));
-        if (move)
-          r.schedule =
-              section_move_schedule(s.dist, g, common, to, g, common, MotionPlan<N>::identity(), rank, &s.cache);
-      }
+      const GhostSpec<N>& g = r.storage->ghosts();
+      if (move)
+        r.schedule = section_move_schedule(s.dist, g, common, to, g, common, MotionPlan<N>::identity(), rank, &s.cache);
     });
   }
 
@@ -146,7 +143,9 @@ class Domain {
   /// rank's new part fits in the rows its buffer keeps to spare along the outermost axis (D3-ARC's
   /// spare rows, Fig. 7), the buffer stays: rows that stay put are not touched and only the
   /// elements that change owner travel. Otherwise the rank allocates new storage with rows to
-  /// spare (see `set_spare_rows`), which the array counts in `reallocations()`. Ghost layers hold
+  /// spare (see `set_spare_rows`), which the array counts in `reallocations()`. With storage in
+  /// shared-memory windows (`TESSERA_MOVE_ALGORITHM=shared_memory`) an array stays in its buffer
+  /// only where it fits on every rank (windows are made collectively; one more allreduce). Ghost layers hold
   /// stale values afterwards: call `update_ghosts()` before reading them.
   /// Returns the seconds the move took, the largest over the ranks (the same on every rank), which
   /// is what a cost model of migrations learns from.
@@ -170,22 +169,21 @@ class Domain {
     check_target(where, to);
     const double started = Communicator::wtime();
     const int rank = s.comm->rank();
-    relayout(where, to, true, [&](State& st, std::vector<Relayout>& plan) {
-      // Per array, in place or into new storage. The choice is local; it changes only the copies a
-      // rank makes to itself, never what travels between ranks.
-      plan.reserve(st.arrays.size());
-      for (Storage<N>* a : st.arrays) {
-        const GhostSpec<N>& g = a->ghosts();
-        Relayout& r = plan.emplace_back(a, StorageLayout<N>::make(to, rank, g));
-        r.in_place = a->in_place_origin(r.layout);
-        if (r.in_place) {
-          r.schedule = in_place_migration_schedule(st.dist, to, g, rank, &st.cache);
-        } else {
-          r.spare_rows = spare_rows_for(to, *a);
-          r.schedule = redistribution_schedule(st.dist, g, to, g, rank, &st.cache);
-        }
-      }
-    });
+    relayout(
+        where, to, true,
+        // Per array, in place or into new storage. The choice is local (it changes only the copies
+        // a rank makes to itself, never what travels between ranks), except for storage in
+        // shared-memory windows, where relayout makes every rank agree on it (agree_in_place).
+        [&](Relayout& r) { r.in_place = r.storage->in_place_origin(r.layout); },
+        [&](State& st, Relayout& r) {
+          const GhostSpec<N>& g = r.storage->ghosts();
+          if (r.in_place) {
+            r.schedule = in_place_migration_schedule(st.dist, to, g, rank, &st.cache);
+          } else {
+            r.spare_rows = spare_rows_for(to, *r.storage);
+            r.schedule = redistribution_schedule(st.dist, g, to, g, rank, &st.cache);
+          }
+        });
     return s.comm->max(Communicator::wtime() - started);
   }
 
@@ -245,17 +243,19 @@ class Domain {
   }
 
   // The one path of redistribute and migrate. Everything that allocates comes first, on every
-  // rank: `make_plan(state, plan)` plans every array (schedules), each array's new storage is
-  // staged, every mover is made (message buffers) and prepared; two agreements (one allreduce
-  // each when nothing failed: after the local allocations, and after the movers, which must be
-  // made alike on every rank) turn a failure on any rank into the same Error on every rank
-  // before anything moves (allocation_agreement.hpp). Then every mover is started before any is
-  // waited on, and every array is committed and `to` becomes the distribution. Any exception
-  // before the commit discards everything staged, so every array keeps its layout and values
-  // (an in-place move that failed halfway in MPI excepted). `migration`: arrays that allocate
-  // count it in `reallocations()`.
-  template <class MakePlan>
-  void relayout(const char* where, const Distribution<N>& to, bool migration, MakePlan&& make_plan) {
+  // rank: each array is planned (`choose_in_place(relayout)`: whether it stays in its buffer, then
+  // `plan_movement(state, relayout)`: its schedule), its new storage is staged, every mover is
+  // made (message buffers) and prepared; two agreements (one allreduce each when nothing failed:
+  // after the local allocations, and after the movers, which must be made alike on every rank)
+  // turn a failure on any rank into the same Error on every rank before anything moves
+  // (allocation_agreement.hpp). Then every mover is started before any is waited on, and every
+  // array is committed and `to` becomes the distribution. Any exception before the commit
+  // discards everything staged, so every array keeps its layout and values (an in-place move
+  // that failed halfway in MPI excepted). `migration`: arrays that allocate count it in
+  // `reallocations()`.
+  template <class ChooseInPlace, class PlanMovement>
+  void relayout(const char* where, const Distribution<N>& to, bool migration, ChooseInPlace&& choose_in_place,
+                PlanMovement&& plan_movement) {
     State& s = *state_;
     std::vector<Relayout> plan;
     std::optional<Error> failed;
@@ -273,10 +273,20 @@ class Domain {
         throw;
       }
     };
-    detail::capture_failure(failed, *s.comm, where, 0, "the schedules of the movement", [&] { make_plan(s, plan); });
+    const bool shared = detail::shared_storage_requested();
+    detail::capture_failure(failed, *s.comm, where, 0, "the schedules of the movement", [&] {
+      plan.reserve(s.arrays.size());
+      for (Storage<N>* a : s.arrays)
+        choose_in_place(plan.emplace_back(a, StorageLayout<N>::make(to, s.comm->rank(), a->ghosts())));
+    });
+    if (shared && migration) agree_in_place(plan, failed.has_value());
+    detail::capture_failure(failed, *s.comm, where, 0, "the schedules of the movement", [&] {
+      if (!failed)  // purely local: a rank that failed above skips it
+        for (Relayout& r : plan) plan_movement(s, r);
+    });
     // Storage in shared-memory windows is staged collectively over the node: every rank stages
     // every array, or (some rank failed to plan) none does.
-    if (detail::shared_storage_requested()) agree_on_staging();
+    if (shared) agree_on_staging();
     for (std::size_t i = 0; i < plan.size() && !failed; ++i) {
       Relayout& r = plan[i];
       detail::capture_failure(failed, *s.comm, where, staged_bytes(r), "the new storage of an array", [&] {
@@ -318,6 +328,28 @@ class Domain {
     // Schedules and movers of the retired distribution can never be asked for again (unless it
     // comes back, and then they are rebuilt); equal distributions keep theirs.
     if (!(from == to)) s.cache.invalidate(from.hash());
+  }
+
+  // With storage in shared-memory windows (detail::SharedBytes), an array stays in its buffer only
+  // where it does so on every rank: a buffer is made and freed collectively over the node, so a
+  // rank that stayed in place while a rank of its node staged new storage would leave that rank
+  // waiting in MPI_Win_allocate_shared (and, at the commit, in MPI_Win_free). Collective: one
+  // allreduce per 64 arrays, nothing allocated. A rank whose planning `failed` (its plan may be
+  // short) votes against every array; the failure is agreed on right after.
+  void agree_in_place(std::vector<Relayout>& plan, bool failed) const {
+    constexpr std::size_t chunk = 64;
+    const std::size_t arrays = state_->arrays.size();  // the same on every rank, unlike plan.size()
+    for (std::size_t first = 0; first < arrays; first += chunk) {
+      std::array<int, chunk> stays{};
+      const std::size_t count = std::min(chunk, arrays - first);
+      for (std::size_t k = 0; k < count; ++k) {
+        const std::size_t i = first + k;
+        stays[k] = !failed && i < plan.size() && plan[i].in_place ? 1 : 0;
+      }
+      state_->comm->allreduce(std::span<int>(stays.data(), count), ReduceOp::min);
+      for (std::size_t k = 0; k < count && first + k < plan.size(); ++k)
+        if (stays[k] == 0) plan[first + k].in_place.reset();
+    }
   }
 
   // Bytes `stage` allocates for `r` (0 in place), for the error message.

@@ -31,8 +31,10 @@ class SharedBytes {
  public:
   SharedBytes() noexcept;
   /// Collective over `comm`'s node: `bytes` bytes (may be 0) aligned to `alignment` (at most a
-  /// page). Throws `std::bad_alloc` on every rank of the node when the window cannot be made on
-  /// some rank of it (the ranks agree first, so none is left holding half a window).
+  /// page). Throws `std::bad_alloc` on every rank of the node when the window, or this rank's
+  /// bookkeeping of it, cannot be made on some rank of it: a rank that fails still takes part in
+  /// the window's creation and the ranks agree after it, so none is left waiting in the collective
+  /// or holding a window the others dropped.
   SharedBytes(const Communicator& comm, std::size_t bytes, std::size_t alignment);
   /// Collective over the node, as the allocation was (`MPI_Win_free`).
   ~SharedBytes();

@@ -134,7 +134,9 @@ TEST(SharedMemoryMover, RedistributionBetweenShapesThatDiffer) {
         const Point<2> p{patch.axes[0].global(i + patch.axes[0].ghost_lo), patch.axes[1].global(j + patch.axes[1].ghost_lo)};
         ASSERT_EQ(into[static_cast<std::size_t>(patch.element_offset(p))], 2 * value_at(p, 6)) << p;
       }
-  if (t.comm.size() > 1 && std::getenv("TESSERA_SHARED_MEMORY_NODE_RANKS") == nullptr) EXPECT_GT(copy.stats().bytes_copied_from_peers + add.stats().bytes_copied_from_peers, 0u);
+  if (t.comm.size() > 1 && std::getenv("TESSERA_SHARED_MEMORY_NODE_RANKS") == nullptr) {
+    EXPECT_GT(copy.stats().bytes_copied_from_peers + add.stats().bytes_copied_from_peers, 0u);
+  }
 }
 
 TEST(SharedMemoryMover, NamesParse) {
