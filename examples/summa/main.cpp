@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "summa/summa_common.hpp"
+#include "summa/summa_setup.hpp"
 #include "tessera/tessera.hpp"
 
 namespace {
@@ -50,37 +51,14 @@ int main(int argc, char** argv) {
   tessera::Environment env(argc, argv);
   const tessera::Communicator& world = env.world();
   CLI::App app{"SUMMA matrix multiply C = A B on a 2-D processor grid"};
-  index_t m = 200, n = 180, k = 150, panel = 16;
-  int grid_rows = 0;
-  app.add_option("--m", m, "rows of A and C")->check(CLI::Range(index_t{1}, index_t{1} << 14));
-  app.add_option("--n", n, "columns of B and C")->check(CLI::Range(index_t{1}, index_t{1} << 14));
-  app.add_option("--k", k, "columns of A, rows of B")->check(CLI::Range(index_t{1}, index_t{1} << 14));
-  app.add_option("--panel", panel, "panel width (inner-dimension columns per broadcast)")
-      ->check(CLI::Range(index_t{1}, index_t{1} << 14));
-  app.add_option("--grid-rows", grid_rows, "processor grid rows (must divide the rank count; 0: automatic)")
-      ->check(CLI::Range(0, 1 << 20));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return world.rank() == 0 ? app.exit(e) : (e.get_exit_code() != 0);
-  }
+  summa::Options options;
+  if (const auto stop = summa::parse_options(app, options, "broadcast", argc, argv, world)) return *stop;
+  const index_t m = options.m, n = options.n, k = options.k, panel = options.panel;
   const int rank = world.rank(), size = world.size();
-  if (grid_rows > 0 && size % grid_rows != 0) {
-    if (rank == 0) std::fprintf(stderr, "--grid-rows %d does not divide %d ranks\n", grid_rows, size);
-    return 2;
-  }
-
-  // One grid for all three matrices, shaped after C (the √P-ish grid), so that A's row blocks and
-  // C's row blocks coincide, and likewise B's and C's column blocks.
-  const auto grid = grid_rows > 0 ? tessera::ProcGrid<2>::with_shape(size, {grid_rows, size / grid_rows})
-                                  : tessera::ProcGrid<2>::automatic(world, {m, n});
-  const auto block2 = [&](index_t rows, index_t cols) {
-    return tessera::Distribution<2>(Box<2>({0, 0}, {rows, cols}), grid, {tessera::block(), tessera::block()});
-  };
-  tessera::Domain<2> dom_a(world, block2(m, k)), dom_b(world, block2(k, n)), dom_c(world, block2(m, n));
-  tessera::DistArray<double, 2> a(dom_a), b(dom_b), c(dom_c);
-  a.for_each_owned([](const Point<2>& p, double& x) { x = summa::a_value(p[0], p[1]); });
-  b.for_each_owned([](const Point<2>& p, double& x) { x = summa::b_value(p[0], p[1]); });
+  summa::Matrices matrices(world, options);
+  const tessera::ProcGrid<2>& grid = matrices.grid;
+  const tessera::Domain<2>& dom_a = matrices.dom_a, & dom_b = matrices.dom_b, & dom_c = matrices.dom_c;
+  tessera::DistArray<double, 2>& a = matrices.a, & b = matrices.b, & c = matrices.c;
 
   // Row and column communicators of the grid: in row_comm the rank is the grid column, in col_comm
   // the grid row (the keys order them), which is what the panel owners below are expressed in.
@@ -149,7 +127,8 @@ int main(int argc, char** argv) {
         "%.6f s, waiting in broadcasts %.6f s\n",
         size, static_cast<long long>(grid.shape()[0]), static_cast<long long>(grid.shape()[1]),
         static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(m), static_cast<long long>(k),
-        static_cast<long long>(k), static_cast<long long>(n), panels.size(), static_cast<long long>(panel), seconds, waiting);
+        static_cast<long long>(k), static_cast<long long>(n), panels.size(), static_cast<long long>(panel), seconds,
+        waiting);
     if (relative <= 1e-10) {
       std::printf(
           "SUMMA product matches the serial product (max relative difference %.3e, %lld entries not bit-equal)\n",

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "summa/summa_common.hpp"
+#include "summa/summa_setup.hpp"
 #include "tessera/tessera.hpp"
 
 namespace {
@@ -46,36 +47,14 @@ int main(int argc, char** argv) {
   tessera::Environment env(argc, argv);
   const tessera::Communicator& world = env.world();
   CLI::App app{"SUMMA with flooded panels (ZPL) on a 2-D processor grid"};
-  index_t m = 200, n = 180, k = 150, panel = 16;
-  int grid_rows = 0;
-  app.add_option("--m", m, "rows of A and C")->check(CLI::Range(index_t{1}, index_t{1} << 14));
-  app.add_option("--n", n, "columns of B and C")->check(CLI::Range(index_t{1}, index_t{1} << 14));
-  app.add_option("--k", k, "columns of A, rows of B")->check(CLI::Range(index_t{1}, index_t{1} << 14));
-  app.add_option("--panel", panel, "panel width (inner-dimension columns per flood)")
-      ->check(CLI::Range(index_t{1}, index_t{1} << 14));
-  app.add_option("--grid-rows", grid_rows, "processor grid rows (must divide the rank count; 0: automatic)")
-      ->check(CLI::Range(0, 1 << 20));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return world.rank() == 0 ? app.exit(e) : (e.get_exit_code() != 0);
-  }
+  summa::Options options;
+  if (const auto stop = summa::parse_options(app, options, "flood", argc, argv, world)) return *stop;
+  const index_t m = options.m, n = options.n, k = options.k, panel = options.panel;
   const int rank = world.rank(), size = world.size();
-  if (grid_rows > 0 && size % grid_rows != 0) {
-    if (rank == 0) std::fprintf(stderr, "--grid-rows %d does not divide %d ranks\n", grid_rows, size);
-    return 2;
-  }
-
-  // One grid for everything, shaped after C, so that Col's rows are C's rows and Row's columns C's.
-  const auto grid = grid_rows > 0 ? tessera::ProcGrid<2>::with_shape(size, {grid_rows, size / grid_rows})
-                                  : tessera::ProcGrid<2>::automatic(world, {m, n});
-  const auto block2 = [&](index_t rows, index_t cols) {
-    return tessera::Distribution<2>(Box<2>({0, 0}, {rows, cols}), grid, {tessera::block(), tessera::block()});
-  };
-  tessera::Domain<2> dom_a(world, block2(m, k)), dom_b(world, block2(k, n)), dom_c(world, block2(m, n));
-  tessera::DistArray<double, 2> a(dom_a), b(dom_b), c(dom_c);
-  a.for_each_owned([](const Point<2>& p, double& x) { x = summa::a_value(p[0], p[1]); });
-  b.for_each_owned([](const Point<2>& p, double& x) { x = summa::b_value(p[0], p[1]); });
+  summa::Matrices matrices(world, options);
+  const tessera::ProcGrid<2>& grid = matrices.grid;
+  const tessera::Domain<2>& dom_c = matrices.dom_c;
+  tessera::DistArray<double, 2>& a = matrices.a, & b = matrices.b, & c = matrices.c;
 
   // A panel may span several owners of A's columns or B's rows: the flood gathers its pieces.
   // Panels of at most two widths (the last may be narrower), each with its flooded arrays.
@@ -117,7 +96,8 @@ int main(int argc, char** argv) {
     const summa::Check check = summa::compare(all_c, want);
     std::vector<double> want_sums(static_cast<std::size_t>(m), 0.0);
     for (index_t i = 0; i < m; ++i)
-      for (index_t j = 0; j < n; ++j) want_sums[static_cast<std::size_t>(i)] += want[static_cast<std::size_t>(i * n + j)];
+      for (index_t j = 0; j < n; ++j)
+        want_sums[static_cast<std::size_t>(i)] += want[static_cast<std::size_t>(i * n + j)];
     const summa::Check sums_check = summa::compare(sums, want_sums);
     std::printf(
         "%d ranks (%lldx%lld grid): C(%lldx%lld) = A(%lldx%lld) B(%lldx%lld), %lld flooded panels of width <= %lld: "
