@@ -137,7 +137,9 @@ typedef enum tessera_dim_kind {
   TESSERA_DIM_CYCLIC = 4,       /**< round robin over logical blocks (ZPL cyc, D_CYCLIC) */
   TESSERA_DIM_BLOCK_CYCLIC = 5, /**< blocks of block_size dealt round robin from coordinate source */
   TESSERA_DIM_COLLAPSED = 6,    /**< not distributed: the grid axis must have extent 1 (D_NONE) */
-  TESSERA_DIM_IRREGULAR = 7     /**< an owner coordinate per index */,
+  TESSERA_DIM_IRREGULAR = 7,    /**< an owner coordinate per index */
+  TESSERA_DIM_FLOODED = 8,      /**< ZPL's flood `*`: every coordinate of the grid axis holds the whole
+                                     dimension, a replica each (docs/concepts.md, "Flooded axes") */
   /* Not values: they make the enum span every int, so that C++ reads any int a C caller passes
      without undefined behaviour, and the library can reject it with an error. */
   TESSERA_DIM_KIND_MIN_ENUM_ = -0x7FFFFFFF - 1,
@@ -314,6 +316,13 @@ tessera_status tessera_dist_slab_cuts(tessera_dist dist, int axis, int64_t* cuts
 /** The same distribution with `axis` cut at `cuts`: 1 or slab_count slabs of g+1 boundaries each. */
 tessera_status tessera_dist_with_cuts(tessera_dist dist, int axis, const int64_t* cuts, size_t slabs,
                                       tessera_dist* out);
+/** The distribution of a partial reduction's result (for tessera_reduce_into): `dist`'s box with
+ *  each of the `count` axes in `axes` cut to its low index, on the same grid; an unreduced axis is
+ *  owned as in `dist`; a reduced axis is owned by the grid coordinate owning its low index
+ *  (`flooded` = 0, so that nothing crosses the grid off the reduced axes) or flooded
+ *  (`flooded` != 0: every rank of that grid axis holds the result, ZPL's `[1..n, *] S := +<< A`). */
+tessera_status tessera_dist_reduced(tessera_dist dist, const int* axes, size_t count, int flooded,
+                                    tessera_dist* out);
 tessera_status tessera_dist_free(tessera_dist* dist);
 
 /* ------------------------------------------------------------------------------------------ */
@@ -443,6 +452,12 @@ tessera_status tessera_array_reduce_along(tessera_array array, int axis, tessera
  *  integers), MIN or MAX. Integer and min/max scans equal a serial scan for every distribution;
  *  the order of a floating-point sum is in docs/concepts.md ("Scans and partial reductions"). */
 tessera_status tessera_array_scan(tessera_array in, int axis, int exclusive, tessera_op op, tessera_array out);
+/** Collective: ZPL's partial reduction `op<<` into a distributed array: dst(q) = the fold by `op`
+ *  (ADD, MULTIPLY, MIN or MAX) of the src points that equal q off the `count` axes in `axes`. `dst`
+ *  is over the reduced box (see tessera_dist_reduced), distributed in any way, flooded too (then
+ *  every replica gets the same bits); same type as src. Ghosts of dst are not touched. */
+tessera_status tessera_reduce_into(tessera_array src, const int* axes, size_t count, tessera_op op,
+                                   tessera_array dst);
 /** Frees the handle (TESSERA_ERR_CALL_ORDER, and nothing freed, while a ghost update is in flight). */
 tessera_status tessera_array_free(tessera_array* array);
 
@@ -455,6 +470,9 @@ tessera_status tessera_copy(tessera_array src, tessera_array dst);
 /** dst[box at dst_lo] = src[src_box] (ZPL's shifted and zoom copies); src may be dst. */
 tessera_status tessera_copy_section(tessera_array src, const tessera_box* src_box, tessera_array dst,
                                     const int64_t* dst_lo);
+/** ZPL's flood `>>`: fills every replica of `dst`, an array with a TESSERA_DIM_FLOODED axis, from box
+ *  `slice` of `src` (any distribution): dst(dst.lo + i) = src(slice.lo + i); slice has dst's extents. */
+tessera_status tessera_flood(tessera_array src, const tessera_box* slice, tessera_array dst);
 /** dst(q) = src(p) with destination axis d taking source axis perm[d] (perm: ndim entries). */
 tessera_status tessera_transpose(tessera_array src, tessera_array dst, const int* perm);
 /** dst(i) = src(index(i)): `index` is a TESSERA_INDEX array with dst's distribution. */

@@ -98,6 +98,13 @@ void add_remap_functions(pybind11::module_& m) {
       py::arg("src"), py::arg("box"), py::arg("dst"), py::arg("dst_lo"),
       "Collective: dst[dst_lo + (p - box.lo)] := src[p] for p in box = (lo, hi).");
   m.def(
+      "flood",
+      [](const A& src, const std::pair<std::vector<index_t>, std::vector<index_t>>& slice, A& dst) {
+        tessera::flood(src.array, box_of<N>(slice.first, slice.second, "flood: slice"), dst.array);
+      },
+      py::arg("src"), py::arg("slice"), py::arg("dst"),
+      "Collective: ZPL's flood: every replica of dst (an array with a flooded axis) := src over slice = (lo, hi).");
+  m.def(
       "transpose",
       [](const A& src, A& dst, const std::vector<int>& perm) {
         if (perm.size() != N)

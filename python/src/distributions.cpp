@@ -33,6 +33,8 @@ void bind_dim_spec(py::module_& m) {
         "ScaLAPACK's block-cyclic: blocks of block_size indices dealt round robin.");
   m.def("collapsed", &tessera::collapsed, "Not distributed (the grid axis has extent 1).");
   m.def("irregular", &tessera::irregular, py::arg("owners"), "An owner grid coordinate per index.");
+  m.def("flooded", &tessera::flooded,
+        "ZPL's flood (*): every coordinate of the grid axis holds the whole dimension, a replica each.");
 }
 
 // Distribution(lo, hi, dims, grid shape or [], ranks or [], order or [], comm_size). Without an

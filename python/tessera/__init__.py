@@ -28,9 +28,9 @@ if not _MPI.Is_initialized():
     _tessera._initialize_mpi()
     _atexit.register(_tessera._finalize_mpi)
 
-from ._tessera import (DimSpec, block, cut, cut_weights, cyclic, block_cyclic, collapsed, irregular,
+from ._tessera import (DimSpec, block, cut, cut_weights, cyclic, block_cyclic, collapsed, irregular, flooded,
                        Redistribution, CombineOp, SectionTimer, BalanceStep, relabel_for_locality, copy,
-                       copy_section, transpose, save, load)
+                       copy_section, flood, transpose, save, load)
 from ._layout import Ghosts, Distribution, Domain, from_spec
 from ._arrays import DistArray, DTYPES
 from ._balance import Balancer
@@ -39,8 +39,8 @@ from ._pictures import Picture, show, plan
 __all__ = [
     "Error", "InvalidArgumentError", "OutOfRangeError", "IndexOverflowError", "MismatchError", "MPIError",
     "FileIOError", "InternalError", "OutOfMemoryError", "ViewsHeldError",
-    "DimSpec", "block", "cut", "cut_weights", "cyclic", "block_cyclic", "collapsed", "irregular",
+    "DimSpec", "block", "cut", "cut_weights", "cyclic", "block_cyclic", "collapsed", "irregular", "flooded",
     "Ghosts", "Distribution", "Domain", "from_spec", "relabel_for_locality", "Redistribution",
-    "DistArray", "DTYPES", "CombineOp", "copy", "copy_section", "transpose",
+    "DistArray", "DTYPES", "CombineOp", "copy", "copy_section", "flood", "transpose",
     "Balancer", "SectionTimer", "BalanceStep", "save", "load", "Picture", "show", "plan",
 ]

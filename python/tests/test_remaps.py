@@ -1,9 +1,9 @@
-"""copy, copy_section and transpose between arrays of different distributions."""
+"""copy, copy_section, flood and transpose between arrays of different distributions."""
 import numpy as np
 import pytest
 
 import tessera
-from reference import fill, values
+from reference import fill, owned_index, values
 
 
 def array(shape, dims, dtype=np.float64):
@@ -74,3 +74,20 @@ def test_domains_over_one_communicator_share_it_and_over_another_do_not(comm):
     with pytest.raises(tessera.InvalidArgumentError, match="Communicator"):
         tessera.copy(a, c)
     other.Free()
+
+
+def test_flood_fills_every_replica(comm):
+    a = array((6, 9), [tessera.block(), tessera.block()], np.int64)
+    ref = values(a.box, np.int64)
+    fill(a, ref)
+    panel = array((6, 2), [tessera.block(), tessera.flooded()], np.int64)
+    assert "flooded" in str(panel.domain.distribution)
+    tessera.flood(a, ((0, 5), (6, 7)), panel)
+    local = panel.local  # this rank's replica: every column of the panel, its rows
+    np.testing.assert_array_equal(local, ref[:, 5:7][owned_index(panel)])
+    if local.size:
+        assert local.shape[1] == 2  # a replica holds the whole flooded axis
+    del local
+    np.testing.assert_array_equal(panel.gather_all(), ref[:, 5:7])
+    with pytest.raises(tessera.InvalidArgumentError):
+        tessera.flood(a, ((0, 0), (6, 3)), panel)  # the slice is wider than the panel

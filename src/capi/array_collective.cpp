@@ -1,5 +1,5 @@
 // tessera_array_*: the collective operations of an array (ghost updates, scatter and gather,
-// reductions).
+// reductions, partial reductions into an array).
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -159,6 +159,20 @@ tessera_status tessera_array_reduce(tessera_array array, tessera_op op, tessera_
         }
       }
       std::memcpy(result, &value, sizeof value);
+    });
+  });
+}
+
+tessera_status tessera_reduce_into(tessera_array src, const int* axes, size_t count, tessera_op op,
+                                   tessera_array dst) {
+  return guarded("tessera_reduce_into", [&] {
+    const auto s = get<ArrayObject>(src, "src");
+    const auto d = get<ArrayObject>(dst, "dst");
+    visit_same(*s, "src", *d, "dst", [&](auto& a, auto& b) {
+      using T = typename std::remove_cvref_t<decltype(a)>::value_type;
+      constexpr std::size_t N = dims_v<decltype(a)>;
+      const auto reduced = to_axes<N>(axes, count);
+      with_fold<T>(op, [&](const T& identity, auto fold) { reduce_into(a, reduced, b, identity, fold); });
     });
   });
 }

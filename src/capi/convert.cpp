@@ -62,6 +62,9 @@ DimSpec to_spec(const tessera_dim_spec& c, const std::string& argument) {
     case TESSERA_DIM_IRREGULAR:
       s = irregular(to_vector(c.owners, c.owner_count, field("owners").c_str()));
       break;
+    case TESSERA_DIM_FLOODED:
+      s = flooded();
+      break;
     default:
       fail_c(TESSERA_ERR_INVALID_ARGUMENT, "argument '", field("kind"), "' = ", static_cast<int>(c.kind),
              " is not a tessera_dim_kind");

@@ -69,6 +69,20 @@ template <std::size_t N>
   return out;
 }
 
+/// A list of `count` axes of an N-dimensional object as dimensions (TESSERA_ERR_INVALID_ARGUMENT for
+/// a negative entry, as the C++ call gives for entries >= N, repeats and an empty list).
+template <std::size_t N>
+[[nodiscard]] std::vector<std::size_t> to_axes(const int* axes, std::size_t count) {
+  std::vector<std::size_t> out;
+  for (const int axis : to_vector(axes, count, "axes")) {
+    if (axis < 0)
+      fail_c(TESSERA_ERR_INVALID_ARGUMENT, "argument 'axes' holds ", axis, ", not an axis of a ", N,
+             "-dimensional object");
+    out.push_back(static_cast<std::size_t>(axis));
+  }
+  return out;
+}
+
 /// D3-ARC's r: `order` (N entries, a permutation of 0..N-1), or the natural order for NULL.
 template <std::size_t N>
 [[nodiscard]] typename Distribution<N>::Order to_order(const int* order) {

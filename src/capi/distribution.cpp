@@ -188,6 +188,21 @@ tessera_status tessera_dist_with_cuts(tessera_dist dist, int axis, const int64_t
   });
 }
 
+tessera_status tessera_dist_reduced(tessera_dist dist, const int* axes, size_t count, int flooded,
+                                    tessera_dist* out) {
+  return guarded("tessera_dist_reduced", [&] {
+    prepare_out(out);
+    const auto d = get<DistObject>(dist, "dist");
+    std::visit(
+        [&](const auto& x) {
+          constexpr std::size_t N = dims_v<decltype(x)>;
+          const auto reduced = to_axes<N>(axes, count);
+          issue_dist(flooded != 0 ? flooded_reduced_distribution(x, reduced) : reduced_distribution(x, reduced), out);
+        },
+        d->dist);
+  });
+}
+
 tessera_status tessera_dist_free(tessera_dist* dist) {
   return guarded("tessera_dist_free", [&] { release<DistObject>(dist, "dist"); });
 }

@@ -1,5 +1,5 @@
-// tessera_copy, tessera_copy_section, tessera_transpose, tessera_gather, tessera_scatter: the
-// collective remaps between arrays (tessera/array/remap.hpp).
+// tessera_copy, tessera_copy_section, tessera_flood, tessera_transpose, tessera_gather, tessera_scatter: the
+// collective remaps between arrays (tessera/array/remap.hpp, tessera/array/flood.hpp).
 #include "convert.hpp"
 
 using namespace tessera;
@@ -77,6 +77,17 @@ tessera_status tessera_copy_section(tessera_array src, const tessera_box* src_bo
     visit_same(*s, "src", *d, "dst", [&](auto& a, auto& b) {
       constexpr std::size_t N = dims_v<decltype(a)>;
       tessera::copy_section(a, to_box<N>(src_box, "src_box"), b, to_point<N>(dst_lo, "dst_lo"));
+    });
+  });
+}
+
+tessera_status tessera_flood(tessera_array src, const tessera_box* slice, tessera_array dst) {
+  return guarded("tessera_flood", [&] {
+    const auto s = get<ArrayObject>(src, "src");
+    const auto d = get<ArrayObject>(dst, "dst");
+    visit_same(*s, "src", *d, "dst", [&](auto& a, auto& b) {
+      constexpr std::size_t N = dims_v<decltype(a)>;
+      tessera::flood(a, to_box<N>(slice, "slice"), b);
     });
   });
 }
