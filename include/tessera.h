@@ -326,6 +326,37 @@ tessera_status tessera_dist_reduced(tessera_dist dist, const int* axes, size_t c
 tessera_status tessera_dist_free(tessera_dist* dist);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Box sets (KeLP's FloorPlan): domains that are lists of disjoint boxes, each owned by a rank   */
+/* ------------------------------------------------------------------------------------------ */
+
+/** How tessera_assign_boxes gives boxes to ranks (docs/box-sets.md). */
+typedef enum tessera_box_assignment {
+  TESSERA_ASSIGN_KNAPSACK = 0, /**< the heaviest box first, each to the least loaded rank */
+  TESSERA_ASSIGN_MORTON = 1,   /**< Morton order of the box centres, cut into runs of equal weight */
+  /* Not values (see tessera_dim_kind). */
+  TESSERA_BOX_ASSIGNMENT_MIN_ENUM_ = -0x7FFFFFFF - 1,
+  TESSERA_BOX_ASSIGNMENT_MAX_ENUM_ = 0x7FFFFFFF
+} tessera_box_assignment;
+
+/** A box-set distribution over `comm_size` ranks: `count` disjoint, non-empty `ndim`-dimensional
+ *  boxes, box i owned by rank owners[i]; `domain` (may be NULL: the boxes' bounding box) must hold
+ *  them, and its indices that no box holds are holes. Accepted wherever a distribution is
+ *  (tessera_domain_create, tessera_dist_owned_boxes, ...). Not collective: every rank passes the
+ *  same lists. Overlapping or empty boxes, owners outside [0, comm_size): INVALID_ARGUMENT; a box
+ *  outside `domain`: OUT_OF_RANGE. */
+tessera_status tessera_dist_from_boxes(int ndim, int comm_size, const tessera_box* domain, const tessera_box* boxes,
+                                       size_t count, const int* owners, tessera_dist* out);
+/** Writes one owner per box into `owners` (count entries) by `policy`; `weights` (count entries,
+ *  finite and >= 0) or NULL for the boxes' cell counts. Deterministic. Not collective. */
+tessera_status tessera_assign_boxes(int ndim, int comm_size, const tessera_box* boxes, size_t count,
+                                    tessera_box_assignment policy, const double* weights, int* owners);
+/** The boxes of a box-set distribution and their owners: writes min(count, capacity) of each
+ *  (either pointer may be NULL) and sets `*count` to the number of boxes. MISMATCH for a
+ *  distribution that is not a box set. */
+tessera_status tessera_dist_box_set(tessera_dist dist, tessera_box* boxes, int* owners, size_t capacity,
+                                    size_t* count);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Domains: a box bound to a distribution; every array over it moves with it                    */
 /* ------------------------------------------------------------------------------------------ */
 

@@ -1,5 +1,6 @@
 // DimSpec and its builders (block, cut, cyclic, ...), Distribution<N> for N = 1..3 and the
-// construction of one from a shape, a grid and per-dimension specs or from a spec text.
+// construction of one from a shape, a grid and per-dimension specs, from a spec text, or from a
+// list of boxes and their owners (a box set).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -93,6 +94,46 @@ py::tuple from_spec(const std::string& text, int comm_size) {
   return py::make_tuple(dist, py::make_tuple(lower, upper, periodic, spec.corners));
 }
 
+using BoxLists = std::vector<std::pair<std::vector<index_t>, std::vector<index_t>>>;
+
+template <std::size_t N>
+std::vector<tessera::Box<N>> boxes_of(const BoxLists& boxes, const char* where) {
+  std::vector<tessera::Box<N>> out;
+  for (const auto& [lo, hi] : boxes) out.push_back(box_of<N>(lo, hi, where));
+  return out;
+}
+
+// A box-set distribution (KeLP's FloorPlan): boxes as (lo, hi) lists, one owner each, in `domain`
+// (empty lists: the boxes' bounding box); the dimension is the boxes' (or the domain's).
+py::object box_set(const BoxLists& boxes, const std::vector<int>& owners, const std::vector<index_t>& domain_lo,
+                   const std::vector<index_t>& domain_hi, int comm_size) {
+  constexpr const char* where = "box_set";
+  const std::size_t n = !domain_lo.empty() ? domain_lo.size() : boxes.empty() ? 0 : boxes.front().first.size();
+  return with_dimension(n, where, [&](auto dim) -> py::object {
+    constexpr std::size_t N = decltype(dim)::value;
+    auto list = boxes_of<N>(boxes, where);
+    const tessera::BoxSet<N> set =
+        domain_lo.empty() ? tessera::BoxSet<N>(std::move(list), owners, comm_size)
+                          : tessera::BoxSet<N>(box_of<N>(domain_lo, domain_hi, where), std::move(list), owners, comm_size);
+    return py::cast(tessera::Distribution<N>::from_box_set(set));
+  });
+}
+
+// Owners for `boxes` by "knapsack" or "morton"; weights empty for cell counts.
+std::vector<int> assign_boxes(const BoxLists& boxes, int comm_size, const std::string& policy,
+                              const std::vector<double>& weights) {
+  constexpr const char* where = "assign_boxes";
+  if (policy != "knapsack" && policy != "morton")
+    tessera::fail_argument(where, "policy", policy, "must be 'knapsack' or 'morton'");
+  if (boxes.empty()) return {};
+  const auto how = policy == "knapsack" ? tessera::BoxAssignment::knapsack : tessera::BoxAssignment::morton;
+  return with_dimension(boxes.front().first.size(), where, [&](auto dim) {
+    constexpr std::size_t N = decltype(dim)::value;
+    const auto list = boxes_of<N>(boxes, where);
+    return tessera::assign_boxes<N>(list, comm_size, how, weights);
+  });
+}
+
 template <std::size_t N>
 void bind_distribution(py::module_& m) {
   using D = tessera::Distribution<N>;
@@ -109,6 +150,16 @@ void bind_distribution(py::module_& m) {
       .def("owned_box", [](const D& d, int rank) { return tuple_of(d.owned_box(rank)); }, py::arg("rank"),
            "The bounding box (lo, hi) of what `rank` owns.")
       .def("local_size", &D::local_size, py::arg("rank"), "Elements `rank` owns.")
+      .def_property_readonly(
+          "box_set",
+          [](const D& d) -> py::object {
+            const auto* set = d.box_set();
+            if (set == nullptr) return py::none();
+            py::list boxes;
+            for (const auto& b : set->boxes()) boxes.append(tuple_of(b));
+            return py::make_tuple(boxes, set->owners());
+          },
+          "(boxes, owners) of a box-set distribution, None for another kind.")
       .def("__hash__", &D::hash)
       .def(py::self == py::self)
       .def("__repr__", [](const D& d) { return printed(d); });
@@ -127,6 +178,8 @@ void bind_distributions(py::module_& m) {
   bind_distribution<3>(m);
   m.def("_make_distribution", &make_distribution);
   m.def("_from_spec", &from_spec);
+  m.def("_box_set", &box_set);
+  m.def("_assign_boxes", &assign_boxes);
 }
 
 }  // namespace tessera_python

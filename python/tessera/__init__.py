@@ -31,7 +31,7 @@ if not _MPI.Is_initialized():
 from ._tessera import (DimSpec, block, cut, cut_weights, cyclic, block_cyclic, collapsed, irregular, flooded,
                        Redistribution, CombineOp, SectionTimer, BalanceStep, relabel_for_locality, copy,
                        copy_section, flood, transpose, save, load)
-from ._layout import Ghosts, Distribution, Domain, from_spec
+from ._layout import Ghosts, Distribution, Domain, from_spec, box_set, assign_boxes
 from ._arrays import DistArray, DTYPES
 from ._balance import Balancer
 from ._pictures import Picture, show, plan
@@ -40,7 +40,7 @@ __all__ = [
     "Error", "InvalidArgumentError", "OutOfRangeError", "IndexOverflowError", "MismatchError", "MPIError",
     "FileIOError", "InternalError", "OutOfMemoryError", "ViewsHeldError",
     "DimSpec", "block", "cut", "cut_weights", "cyclic", "block_cyclic", "collapsed", "irregular", "flooded",
-    "Ghosts", "Distribution", "Domain", "from_spec", "relabel_for_locality", "Redistribution",
+    "Ghosts", "Distribution", "Domain", "from_spec", "box_set", "assign_boxes", "relabel_for_locality", "Redistribution",
     "DistArray", "DTYPES", "CombineOp", "copy", "copy_section", "flood", "transpose",
     "Balancer", "SectionTimer", "BalanceStep", "save", "load", "Picture", "show", "plan",
 ]

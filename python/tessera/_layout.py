@@ -86,6 +86,24 @@ for _n in (1, 2, 3):
     Distribution.register(getattr(_tessera, f"Distribution{_n}D"))
 
 
+def box_set(boxes, owners, domain=None, comm=None, size=None):
+    """A box-set distribution (KeLP's FloorPlan; docs/box-sets.md): disjoint `boxes`, each a
+    ((lo...), (hi...)), box i owned by rank owners[i]; `domain` (a shape or a box; None: the boxes'
+    bounding box) holds them, and what no box holds is a hole. Accepted wherever a Distribution is.
+    Every rank passes the same lists (nothing is communicated)."""
+    lo, hi = _box_lists(domain) if domain is not None else ([], [])
+    return _tessera._box_set([(list(b[0]), list(b[1])) for b in boxes], list(owners), lo, hi,
+                             _comm_size(comm, size))
+
+
+def assign_boxes(boxes, policy="knapsack", weights=None, comm=None, size=None):
+    """One owner per box by `policy`: "knapsack" (heaviest box first, to the least loaded rank) or
+    "morton" (Morton order of the centres, cut into runs of equal weight); `weights` one per box,
+    None for the cell counts. Deterministic."""
+    return _tessera._assign_boxes([(list(b[0]), list(b[1])) for b in boxes], _comm_size(comm, size), policy,
+                                  list(weights or []))
+
+
 def from_spec(text, comm=None, size=None):
     """(distribution, ghosts) of a spec text (docs/spec-format.md), e.g.
     `from_spec("domain=64x64 grid=2x2 dist=block,cyclic ghosts=1p")`, over the size of `comm`."""

@@ -31,6 +31,14 @@ std::vector<Box<N>> random_disjoint_boxes(std::mt19937_64& rng, const Box<N>& do
   return kept;
 }
 
+/// The disjoint boxes the assignment-policy tests use: a domain a few boxes wide per dimension
+/// (longer in 1-D), boxes of extent up to 40 (1-D) or 9, up to 60 tries.
+template <std::size_t N>
+std::vector<Box<N>> random_policy_boxes(std::mt19937_64& rng) {
+  const Box<N> domain(Point<N>::filled(-5), Point<N>::filled(N == 1 ? 200 : N == 2 ? 30 : 12));
+  return random_disjoint_boxes(rng, domain, N == 1 ? 40 : 9, 60);
+}
+
 /// Random owners in [0, ranks) for `count` boxes; with more than one rank, rank ranks-1 is often
 /// left without a box (an empty rank).
 inline std::vector<int> random_owners(std::mt19937_64& rng, std::size_t count, int ranks) {

@@ -114,12 +114,30 @@ class BoundaryRules {
     return high(axis, rule);
   }
 
+  /// Sets the rule for ghost cells inside the domain box that no box of a box set holds (its
+  /// holes; docs/box-sets.md): `boundary::constant(v)`, `boundary::function(f)` (called at the
+  /// in-domain index, wrapped where the ghost lies across a periodic side) or `boundary::none()`.
+  /// A distribution without holes has no such cells. Throws `Error(invalid_argument)` for
+  /// `reflect` and `extrapolate`: a hole has no face to mirror about.
+  template <class Rule>
+  BoundaryRules& holes(Rule&& rule) {
+    Side s = make(std::forward<Rule>(rule));
+    if (s.kind == BoundaryKind::reflect || s.kind == BoundaryKind::extrapolate)
+      fail_argument("BoundaryRules::holes", "rule", s.kind,
+                    "has no face to work from inside a hole: use boundary::constant or boundary::function");
+    holes_ = std::move(s);
+    return *this;
+  }
+
   /// The rule of one side (`high` false: the low side).
   [[nodiscard]] const Side& side(std::size_t axis, bool high) const { return sides_[axis][high ? 1 : 0]; }
+  /// The rule for ghost cells over holes.
+  [[nodiscard]] const Side& hole_rule() const noexcept { return holes_; }
   /// The kinds of every side: what the fill plan depends on.
   [[nodiscard]] BoundaryKinds<N> kinds() const noexcept {
     BoundaryKinds<N> k;
     for (std::size_t d = 0; d < N; ++d) k.side[d] = {sides_[d][0].kind, sides_[d][1].kind};
+    k.holes = holes_.kind;
     return k;
   }
   /// True if no side has a rule.
@@ -165,6 +183,7 @@ class BoundaryRules {
   }
 
   std::array<std::array<Side, 2>, N> sides_{};
+  Side holes_{};
 };
 
 namespace detail {
@@ -176,7 +195,7 @@ void apply_boundary_fills(T* data, const StorageLayout<N>& layout, const std::ve
   for (const auto& f : fills) {
     const PatchLayout<N>& p = layout.patches()[f.patch];
     T* base = data + p.offset;
-    const auto& rule = rules.side(f.axis, f.high);
+    const auto& rule = f.hole ? rules.hole_rule() : rules.side(f.axis, f.high);
     const std::size_t d = f.axis;
     const index_t stride = p.strides[d];
     const auto at = [&](const Point<N>& l) -> T& {
@@ -211,7 +230,7 @@ void apply_boundary_fills(T* data, const StorageLayout<N>& layout, const std::ve
         }
         case BoundaryKind::function: {
           Point<N> q;
-          for (std::size_t e = 0; e < N; ++e) q[e] = p.axes[e].global(l[e]);
+          for (std::size_t e = 0; e < N; ++e) q[e] = p.axes[e].global(l[e]) + f.wrap[e];
           cell = static_cast<T>(rule.at(q));
           break;
         }

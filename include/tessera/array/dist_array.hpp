@@ -446,7 +446,11 @@ class DistArray final {
     const std::uint64_t dist_hash = distribution().hash();
     if (boundary_fills_ && boundary_dist_ == dist_hash) return;
     const BoundaryKinds<N> kinds = boundary_.kinds();
-    auto fills = boundary_fills(layout(), domain_.box(), ghosts(), kinds);
+    // Holes first: a side rule (reflect, extrapolate) may read a ghost cell over a hole.
+    std::vector<BoundaryFill<N>> fills;
+    if (kinds.holes != BoundaryKind::none && distribution().box_set() != nullptr)
+      fills = hole_fills(layout(), domain_.box(), ghosts(), *distribution().box_set());
+    for (auto& f : boundary_fills(layout(), domain_.box(), ghosts(), kinds)) fills.push_back(f);
     domain_.comm().agree(check_boundary_reads("DistArray::update_ghosts", fills, layout(), kinds, domain_.box()));
     boundary_fills_ = std::move(fills);
     boundary_dist_ = dist_hash;

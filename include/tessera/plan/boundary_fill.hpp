@@ -37,6 +37,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/hash.hpp"
 #include "tessera/geometry.hpp"
+#include "tessera/layout/box_set.hpp"
 #include "tessera/plan/ghost_spec.hpp"
 #include "tessera/plan/storage_layout.hpp"
 
@@ -69,19 +70,22 @@ inline std::ostream& operator<<(std::ostream& out, BoundaryKind k) { return out 
 template <std::size_t N>
 struct BoundaryKinds {
   std::array<std::array<BoundaryKind, 2>, N> side{};  ///< side[axis][0] low, side[axis][1] high
+  /// The rule for ghost cells inside the domain box over which no box of a box set lies (a hole):
+  /// none, constant or function (docs/box-sets.md).
+  BoundaryKind holes = BoundaryKind::none;
 
   /// True if no side has a rule.
   [[nodiscard]] bool none() const noexcept {
     for (const auto& s : side)
       if (s[0] != BoundaryKind::none || s[1] != BoundaryKind::none) return false;
-    return true;
+    return holes == BoundaryKind::none;
   }
   friend bool operator==(const BoundaryKinds&, const BoundaryKinds&) = default;
   /// Stable hash, consistent with ==.
   [[nodiscard]] std::uint64_t hash() const noexcept {
     std::uint64_t h = 0x626f756e64617279ULL;
     for (const auto& s : side) h = hash_combine(hash_combine(h, static_cast<std::uint64_t>(s[0])), static_cast<std::uint64_t>(s[1]));
-    return h;
+    return holes == BoundaryKind::none ? h : hash_combine(h, 0x686f6c6573ULL + static_cast<std::uint64_t>(holes));
   }
 };
 
@@ -95,6 +99,12 @@ struct BoundaryFill {
   /// Local index along `axis` of the boundary face: the first cell inside the domain on the low
   /// side, the first cell outside it on the high side. Reflect maps local l to 2 * face - 1 - l.
   index_t face = 0;
+  /// True for ghost cells over a hole of a box set (the holes rule sets them; axis, high and face
+  /// are unused).
+  bool hole = false;
+  /// Holes: the periodic shift from the cells' global indices to the in-domain indices they stand
+  /// for (0 where nothing wraps); a function of the index is called at the in-domain index.
+  Point<N> wrap{};
 };
 
 /// Throws `Error(invalid_argument)` if `kinds` cannot be applied to arrays with ghosts `g` over
@@ -179,6 +189,55 @@ template <std::size_t N>
   return out;
 }
 
+/// The fills of the ghost cells of one rank's patches (`layout`, over box set `set`) that lie over a
+/// hole: cells a ghost update would fill (ghosts `g`: faces only or with corners, periodic axes
+/// wrapped into `domain`) whose in-domain index no box of `set` holds. Cells outside the domain
+/// along a non-periodic axis are the side rules' and are not listed. Found through the set's
+/// spatial index: the cost is that of the boxes around the patches. Empty pieces are left out.
+template <std::size_t N>
+[[nodiscard]] std::vector<BoundaryFill<N>> hole_fills(const StorageLayout<N>& layout, const Box<N>& domain,
+                                                      const GhostSpec<N>& g, const BoxSet<N>& set) {
+  std::vector<BoundaryFill<N>> out;
+  for (std::size_t k = 0; k < layout.patches().size(); ++k) {
+    const PatchLayout<N>& p = layout.patches()[k];
+    const Box<N> owned = p.owned_box();
+    // The ghost regions an update fills, in global indices (before wrapping).
+    BoxList<N> ghost_regions;
+    if (g.corners) {
+      for (const Box<N>& piece : difference(grow(owned, g.lower, g.upper), owned)) ghost_regions.push_back(piece);
+    } else {
+      for (std::size_t d = 0; d < N; ++d) {
+        Box<N> below = owned, above = owned;
+        below.lo[d] = owned.lo[d] - g.lower[d];
+        below.hi[d] = owned.lo[d];
+        above.lo[d] = owned.hi[d];
+        above.hi[d] = owned.hi[d] + g.upper[d];
+        ghost_regions.push_back(below);
+        ghost_regions.push_back(above);
+      }
+    }
+    for (const Box<N>& region : ghost_regions) {
+      for (const WrappedPiece<N>& piece : wrap_periodic(region, domain, g.periodic)) {
+        BoxList<N> holes{piece.box};
+        for (const std::size_t i : set.meeting(piece.box)) holes = difference(holes, set.box(i));
+        for (const Box<N>& hole : holes) {
+          BoundaryFill<N> f;
+          f.patch = k;
+          f.hole = true;
+          f.wrap = piece.offset;
+          const Box<N> global = shift(hole, -piece.offset);
+          for (std::size_t d = 0; d < N; ++d) {
+            f.cells.lo[d] = p.axes[d].local(global.lo[d]);
+            f.cells.hi[d] = p.axes[d].local(global.hi[d] - 1) + 1;
+          }
+          out.push_back(f);
+        }
+      }
+    }
+  }
+  return out;
+}
+
 /// The error for the first fill of `fills` that reads a cell its patch does not store (a patch
 /// owning fewer cells along the axis than the rule reads, with too narrow a ghost layer on the
 /// other side to hold the rest); nullopt if every read is stored.
@@ -187,6 +246,7 @@ template <std::size_t N>
                                                         const StorageLayout<N>& layout, const BoundaryKinds<N>& kinds,
                                                         const Box<N>& domain) {
   for (const auto& f : fills) {
+    if (f.hole) continue;  // constants and functions read nothing
     const BoundaryKind k = kinds.side[f.axis][f.high ? 1 : 0];
     const AxisMap& a = layout.patches()[f.patch].axes[f.axis];
     // The range of local indices along the axis the rule reads.

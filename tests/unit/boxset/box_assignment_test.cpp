@@ -23,8 +23,7 @@ TYPED_TEST_SUITE(BoxAssignmentTest, Dims);
 
 template <std::size_t N>
 std::vector<Box<N>> some_boxes(std::mt19937_64& rng) {
-  const Box<N> domain(Point<N>::filled(-5), Point<N>::filled(N == 1 ? 200 : N == 2 ? 30 : 12));
-  return testing::random_disjoint_boxes(rng, domain, N == 1 ? 40 : 9, 60);
+  return testing::random_policy_boxes<N>(rng);
 }
 
 TYPED_TEST(BoxAssignmentTest, ChoppedPiecesTileEachBoxWithinTheLimit) {

@@ -1,0 +1,115 @@
+// Box-set distributions through the C API: an L-shaped set with a hole, owners from each
+// assignment policy, the set read back, owners of points, ghost updates across boxes and ranks
+// against the serial image, and the errors of each entry point.
+#include <cstdint>
+#include <vector>
+
+#include "capi_checks.hpp"
+
+namespace tessera::capi_testing {
+namespace {
+
+// [0,8)x[0,8) less the hole [4,8)x[4,8), cut into four boxes; (lo, hi) per box.
+const tessera_box kBoxes[] = {
+    {{0, 0, 0}, {4, 4, 0}}, {{0, 4, 0}, {4, 8, 0}}, {{4, 0, 0}, {8, 2, 0}}, {{4, 2, 0}, {8, 4, 0}}};
+constexpr std::size_t kCount = 4;
+const tessera_box kDomain = {{0, 0, 0}, {8, 8, 0}};
+
+double value_at(std::int64_t i, std::int64_t j) { return static_cast<double>(10 * i + j + 1); }
+bool in_hole(std::int64_t i, std::int64_t j) { return i >= 4 && j >= 4; }
+
+class CApiBoxSet : public CApiTest {};
+
+TEST_F(CApiBoxSet, LShapeWithAHoleUpdatesGhostsAcrossBoxes) {
+  for (const tessera_box_assignment policy : {TESSERA_ASSIGN_KNAPSACK, TESSERA_ASSIGN_MORTON}) {
+    SCOPED_TRACE(::testing::Message() << "policy " << policy);
+    int owners[kCount];
+    ASSERT_OK(tessera_assign_boxes(2, size, kBoxes, kCount, policy, nullptr, owners));
+    for (const int o : owners) EXPECT_TRUE(o >= 0 && o < size) << o;
+    tessera_dist d = nullptr;
+    ASSERT_OK(tessera_dist_from_boxes(2, size, &kDomain, kBoxes, kCount, owners, &d));
+
+    // Read back: the same boxes, the same owners; a point's owner is its box's.
+    tessera_box back[kCount];
+    int back_owners[kCount];
+    size_t count = 0;
+    ASSERT_OK(tessera_dist_box_set(d, back, back_owners, kCount, &count));
+    ASSERT_EQ(count, kCount);
+    for (std::size_t i = 0; i < kCount; ++i) {
+      EXPECT_EQ(back_owners[i], owners[i]);
+      for (int e = 0; e < 2; ++e) EXPECT_TRUE(back[i].lo[e] == kBoxes[i].lo[e] && back[i].hi[e] == kBoxes[i].hi[e]);
+      int rank = -1;
+      ASSERT_OK(tessera_dist_owner(d, kBoxes[i].lo, &rank));
+      EXPECT_EQ(rank, owners[i]);
+    }
+    const int64_t hole_point[2] = {6, 6};
+    int nobody = -1;
+    EXPECT_STATUS(TESSERA_ERR_OUT_OF_RANGE, tessera_dist_owner(d, hole_point, &nobody));
+
+    // Values, then a ghost update of width 1: each ghost cell from whichever box holds it.
+    tessera_domain dom = domain_of(d);
+    tessera_ghosts g = {};
+    g.lower[0] = g.lower[1] = g.upper[0] = g.upper[1] = 1;
+    tessera_array a = nullptr;
+    ASSERT_OK(tessera_array_create(dom, TESSERA_DOUBLE, &g, &a));
+    for (std::size_t b = 0; b < kCount; ++b) {
+      if (owners[b] != rank) continue;
+      for (int64_t i = kBoxes[b].lo[0]; i < kBoxes[b].hi[0]; ++i)
+        for (int64_t j = kBoxes[b].lo[1]; j < kBoxes[b].hi[1]; ++j) {
+          const int64_t p[2] = {i, j};
+          const double v = value_at(i, j);
+          ASSERT_OK(tessera_array_set(a, p, TESSERA_DOUBLE, &v));
+        }
+    }
+    ASSERT_OK(tessera_array_update_ghosts(a));
+    for (std::size_t b = 0; b < kCount; ++b) {
+      if (owners[b] != rank) continue;
+      for (int64_t i = kBoxes[b].lo[0] - 1; i <= kBoxes[b].hi[0]; ++i)
+        for (int64_t j = kBoxes[b].lo[1] - 1; j <= kBoxes[b].hi[1]; ++j) {
+          if (i < 0 || j < 0 || i >= 8 || j >= 8 || in_hole(i, j)) continue;  // no box holds them
+          const int64_t p[2] = {i, j};
+          double got = -1;
+          ASSERT_OK(tessera_array_get(a, p, TESSERA_DOUBLE, &got));
+          EXPECT_EQ(got, value_at(i, j)) << "at (" << i << ", " << j << ") around box " << b;
+        }
+    }
+    // The gathered image: every held cell, and 0 over the hole (the C API gathers into a fresh image).
+    std::vector<double> image(64, -5.0);
+    ASSERT_OK(tessera_array_gather_to_all(a, TESSERA_DOUBLE, image.data(), 64));
+    for (int64_t i = 0; i < 8; ++i)
+      for (int64_t j = 0; j < 8; ++j)
+        EXPECT_EQ(image[static_cast<std::size_t>(8 * i + j)], in_hole(i, j) ? 0.0 : value_at(i, j)) << i << "," << j;
+    ASSERT_OK(tessera_array_free(&a));
+    ASSERT_OK(tessera_domain_free(&dom));
+    ASSERT_OK(tessera_dist_free(&d));
+  }
+}
+
+TEST_F(CApiBoxSet, BadInputIsAnErrorAndMakesNothing) {
+  int owners[kCount] = {0, 0, 0, 0};
+  tessera_dist d = nullptr;
+  const tessera_box overlapping[2] = {{{0, 0, 0}, {4, 4, 0}}, {{3, 3, 0}, {5, 5, 0}}};
+  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_dist_from_boxes(2, size, nullptr, overlapping, 2, owners, &d));
+  expect_error_mentions({"tessera_dist_from_boxes"});
+  const tessera_box small = {{0, 0, 0}, {6, 6, 0}};
+  EXPECT_STATUS(TESSERA_ERR_OUT_OF_RANGE, tessera_dist_from_boxes(2, size, &small, kBoxes, kCount, owners, &d));
+  int bad_owner[kCount] = {0, size, 0, 0};
+  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_dist_from_boxes(2, size, &kDomain, kBoxes, kCount, bad_owner, &d));
+  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_dist_from_boxes(4, size, &kDomain, kBoxes, kCount, owners, &d));
+  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_dist_from_boxes(2, size, &kDomain, kBoxes, kCount, nullptr, &d));
+  EXPECT_EQ(d, nullptr);
+  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT,
+                tessera_assign_boxes(2, size, kBoxes, kCount, static_cast<tessera_box_assignment>(7), nullptr, owners));
+  expect_error_mentions({"tessera_assign_boxes", "'policy' = 7"});
+  const double negative[kCount] = {1, -1, 1, 1};
+  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT,
+                tessera_assign_boxes(2, size, kBoxes, kCount, TESSERA_ASSIGN_KNAPSACK, negative, owners));
+  tessera_dist block = block2(8, 8);
+  size_t count = 0;
+  EXPECT_STATUS(TESSERA_ERR_MISMATCH, tessera_dist_box_set(block, nullptr, nullptr, 0, &count));
+  expect_error_mentions({"not a box set"});
+  ASSERT_OK(tessera_dist_free(&block));
+}
+
+}  // namespace
+}  // namespace tessera::capi_testing
