@@ -10,11 +10,11 @@
 /// otherwise it is cut, at a hole of the tag signature (a slice with no tag) nearest the centre, else
 /// at the strongest inflection of the signature's second difference, else in half along its longest
 /// axis, and each part is shrunk to the bounding box of its tags and treated the same way. A box
-/// longer than the maximum extent, or not inside one box of the allowed region, is cut first.
+/// longer than the maximum extent, or not inside the allowed region, is cut first.
 ///
 /// What comes out (the invariants tests/unit/levels checks on random tag sets):
-/// - every tag whose block lies in the allowed region (all of `domain` by default) is covered;
-///   tags outside it are dropped (the caller's region is usually the properly nested one);
+/// - every tag whose block lies in the allowed region (the union of the `allowed` boxes; all of
+///   `domain` by default) is covered; tags outside it are dropped (the caller's region is usually the properly nested one);
 /// - the boxes are disjoint, aligned to the blocking factor, inside the allowed region;
 /// - each box has efficiency >= the threshold, or is a single block;
 /// - no box is longer than `max_extent` along any axis.
@@ -121,8 +121,8 @@ std::size_t partition_points(std::vector<Point<N>>& pts, Keep&& keep) {
 /// The boxes covering `tags` (cells of `domain`), inside `allowed` (disjoint boxes; empty means
 /// all of `domain`), as the file comment says. Throws `Error(invalid_argument)` for an efficiency
 /// outside (0, 1], a blocking factor < 1 or a maximum extent below it, and `Error(out_of_range)`
-/// naming the first tag outside `domain`. Cost: O(tags x depth x N) plus, for a piece not inside
-/// one allowed box, a scan of the allowed boxes.
+/// naming the first tag outside `domain`. Cost: O(tags x depth x N) plus a scan of the allowed
+/// region's boxes per piece (meant for the few hundred boxes of a nesting region).
 template <std::size_t N>
 [[nodiscard]] std::vector<Box<N>> cluster_tags(std::span<const Point<N>> tags, const Box<N>& domain,
                                                const ClusterOptions<N>& options, const BoxList<N>& allowed = {}) {
@@ -137,17 +137,23 @@ template <std::size_t N>
   const Point<N>& bf = options.blocking_factor;
   Point<N> max_blocks;
   for (std::size_t d = 0; d < N; ++d) max_blocks[d] = options.max_extent[d] / bf[d];
-  // The allowed region in blocks: the blocks wholly inside an allowed box (and the domain).
-  BoxList<N> region;
-  for (const Box<N>& a : allowed.empty() ? BoxList<N>{domain} : allowed) {
-    const Box<N> inside = intersect(a, domain);
-    Box<N> blocks;
-    for (std::size_t d = 0; d < N; ++d) {
-      blocks.lo[d] = -floor_div(-inside.lo[d], bf[d]);  // ceiling
-      blocks.hi[d] = floor_div(inside.hi[d], bf[d]);
-    }
-    if (!inside.empty() && !blocks.empty()) region.push_back(blocks);
+  // The allowed region in blocks: the blocks of the domain that meet no cell outside the union of
+  // the allowed boxes (a block may straddle two allowed boxes).
+  Box<N> whole;  // the blocks wholly inside the domain
+  for (std::size_t d = 0; d < N; ++d) {
+    whole.lo[d] = -floor_div(-domain.lo[d], bf[d]);  // ceiling
+    whole.hi[d] = floor_div(domain.hi[d], bf[d]);
   }
+  BoxList<N> outside{domain};
+  for (const Box<N>& a : allowed) outside = difference(outside, a);
+  BoxList<N> region{whole};
+  if (!allowed.empty())
+    for (const Box<N>& o : outside) region = difference(region, coarsen(o, bf));
+  const auto inside_region = [&](const Box<N>& b) {
+    index_t in = 0;
+    for (const Box<N>& r : region) in += volume(intersect(r, b));
+    return in == volume(b);
+  };
   std::vector<Point<N>> blocks;
   blocks.reserve(tags.size());
   for (std::size_t i = 0; i < tags.size(); ++i) {
@@ -172,8 +178,8 @@ template <std::size_t N>
       stack.push_back(std::move(upper));
       stack.push_back(std::move(pts));
     };
-    // Not inside one allowed box: one piece per allowed box it meets (they are disjoint).
-    if (std::none_of(region.begin(), region.end(), [&](const Box<N>& r) { return contains(r, box); })) {
+    // Not inside the allowed region: one piece per box of the region it meets (they are disjoint).
+    if (!inside_region(box)) {
       for (const Box<N>& r : region) {
         if (!intersects(r, box)) continue;
         std::vector<Point<N>> part;
