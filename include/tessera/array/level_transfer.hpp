@@ -21,8 +21,10 @@
 /// \endcode
 /// Every operation is collective over the domains' `Communicator` (the same object for both).
 /// Both domains' distributions are box sets, the fine one properly nested in the coarse one
-/// (`check_proper_nesting`, width 1), not periodic. T needs what the interpolator needs; restriction
+/// (`check_proper_nesting`, width `nesting_width`: 1 unless the fine ghosts are wider than the
+/// ratio), not periodic. T needs what the interpolator needs; restriction
 /// needs `+` and `* double`.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -34,6 +36,7 @@
 #include "tessera/array/remap.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/hash.hpp"
+#include "tessera/exchange/collective_check.hpp"
 #include "tessera/exchange/kept_mover.hpp"
 #include "tessera/layout/level_hierarchy.hpp"
 #include "tessera/plan/coarse_fine_plan.hpp"
@@ -64,7 +67,7 @@ class LevelTransfer {
     if (&coarse.comm() != &fine.comm())
       fail_argument(where, "fine", "a domain over another Communicator", "must share the coarse domain's Communicator");
     if (!interpolate_) fail_argument(where, "interpolate", "an empty function", "must be callable");
-    check_proper_nesting(where, *c, *f, ratio, 1);
+    check_proper_nesting(where, *c, *f, ratio, nesting_width(ratio, fine_ghosts));
     geo_ = CoarseFineGeometry<N>(*c, *f, ratio, fine_ghosts);
     middle_ = std::make_unique<Domain<N>>(fine.comm(), Distribution<N>::from_box_set(geo_.coarsened));
     staged_ = std::make_unique<DistArray<T, N>>(*middle_, geo_.ghosts);
@@ -83,6 +86,16 @@ class LevelTransfer {
     }
   }
 
+  /// The nesting width (in coarse cells) the fine level needs in the coarse one so that every fine
+  /// ghost cell has coarse data under it: ceil(ghost width / ratio), at least 1.
+  [[nodiscard]] static index_t nesting_width(const Point<N>& ratio, const GhostSpec<N>& fine_ghosts) {
+    check_ratio("LevelTransfer", "ratio", ratio);
+    index_t w = 1;
+    for (std::size_t d = 0; d < N; ++d)
+      w = std::max(w, (std::max(fine_ghosts.lower[d], fine_ghosts.upper[d]) + ratio[d] - 1) / ratio[d]);
+    return w;
+  }
+
   /// The ratio between the levels.
   [[nodiscard]] const Point<N>& ratio() const noexcept { return geo_.ratio; }
   /// The intermediate box set (the fine boxes coarsened, with the fine owners).
@@ -91,6 +104,8 @@ class LevelTransfer {
   /// Collective: `fine.update_ghosts()`, then the fine ghost cells no fine box holds (inside the
   /// domain) interpolated from `coarse`. Ghost cells outside the domain are left to boundary rules.
   void fill_ghosts(const DistArray<T, N>& coarse, DistArray<T, N>& fine) {
+    const auto checked = detail::check_collective(middle_->comm(), "LevelTransfer::fill_ghosts", coarse.collective_identity(),
+                                                  fine.collective_identity());
     check_arrays("LevelTransfer::fill_ghosts", coarse, fine);
     fine.update_ghosts();
     fetch(coarse);
@@ -100,6 +115,8 @@ class LevelTransfer {
 
   /// Collective: every owned fine cell interpolated from `coarse`.
   void prolong(const DistArray<T, N>& coarse, DistArray<T, N>& fine) {
+    const auto checked = detail::check_collective(middle_->comm(), "LevelTransfer::prolong", coarse.collective_identity(),
+                                                  fine.collective_identity());
     check_arrays("LevelTransfer::prolong", coarse, fine);
     fetch(coarse);
     for (std::size_t k = 0; k < gaps_.size(); ++k) interpolate_into(fine, k, fine.owned_box(k));
@@ -108,6 +125,8 @@ class LevelTransfer {
   /// Collective: the owned fine cells that no box of `old` holds interpolated from `coarse`; the
   /// others are left as they are (after `Domain::redistribute` from `old`, they hold the old values).
   void prolong_outside(const DistArray<T, N>& coarse, DistArray<T, N>& fine, const BoxSet<N>& old) {
+    const auto checked = detail::check_collective(middle_->comm(), "LevelTransfer::prolong_outside", coarse.collective_identity(),
+                                                  fine.collective_identity());
     check_arrays("LevelTransfer::prolong_outside", coarse, fine);
     fetch(coarse);
     for (std::size_t k = 0; k < gaps_.size(); ++k) {
@@ -120,6 +139,8 @@ class LevelTransfer {
   /// Collective: each coarse cell under a fine box set to the mean of the ratio^N fine cells it
   /// covers (summed in row-major order, so the result does not depend on the rank count).
   void restrict_to(const DistArray<T, N>& fine, DistArray<T, N>& coarse) {
+    const auto checked = detail::check_collective(middle_->comm(), "LevelTransfer::restrict_to",
+                                                  fine.collective_identity(), coarse.collective_identity());
     check_arrays("LevelTransfer::restrict_to", coarse, fine);
     index_t cells = 1;
     for (std::size_t d = 0; d < N; ++d) cells *= geo_.ratio[d];

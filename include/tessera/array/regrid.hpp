@@ -74,22 +74,23 @@ template <class T, std::size_t N, class Tag>
 /// `LevelTransfer` of the new level. Every array of `fine_dom` keeps its values where the old and new
 /// levels overlap (`Domain::redistribute`, preserve); in the arrays of `fine`, the new cells are
 /// interpolated from `coarse` (other arrays of the domain hold `T{}` there). Throws
-/// `Error(invalid_argument)` on every rank with nothing changed if `to` is not properly nested in
-/// `coarse`'s level (or as `LevelTransfer`'s constructor says).
+/// `Error(invalid_argument)` on every rank with nothing changed as `LevelTransfer`'s constructor
+/// says (a ratio below 1, not a box set, `to` not properly nested in `coarse`'s level).
 template <class T, std::size_t N>
 [[nodiscard]] LevelTransfer<T, N> regrid_level(const DistArray<T, N>& coarse, Domain<N>& fine_dom, const BoxSet<N>& to,
                                                std::initializer_list<DistArray<T, N>*> fine, const Point<N>& ratio,
                                                const GhostSpec<N>& fine_ghosts,
                                                Interpolator<T, N> interpolate = linear_interpolation<T, N>()) {
   constexpr const char* where = "regrid_level";
+  const auto checked = detail::check_collective(fine_dom.comm(), where, coarse.collective_identity(), to, ratio);
   const BoxSet<N>* old = fine_dom.distribution().box_set();
-  const BoxSet<N>* level = coarse.distribution().box_set();
   if (!old) fail_argument(where, "fine_dom", fine_dom.box(), "must be a domain over a box set");
-  if (!level) fail_argument(where, "coarse", coarse.distribution().domain(), "must be an array over a box set");
-  check_proper_nesting(where, *level, to, ratio, 1);
+  // The link to the new level first: it checks everything (box sets, ratio, nesting) before the
+  // fine level moves, and it is valid after the move (the same distribution).
+  const Domain<N> target(fine_dom.comm(), Distribution<N>::from_box_set(to));
+  LevelTransfer<T, N> link(coarse.domain(), target, ratio, fine_ghosts, std::move(interpolate));
   const BoxSet<N> before = *old;  // the redistribution replaces the domain's distribution
-  fine_dom.redistribute(Distribution<N>::from_box_set(to), Redistribution::preserve);
-  LevelTransfer<T, N> link(coarse.domain(), fine_dom, ratio, fine_ghosts, std::move(interpolate));
+  fine_dom.redistribute(target.distribution(), Redistribution::preserve);
   for (DistArray<T, N>* f : fine) link.prolong_outside(coarse, *f, before);
   return link;
 }
