@@ -70,12 +70,4 @@ template <std::size_t N>
   return true;
 }
 
-/// The component-wise product (the ratio between levels k and k + 2 from the two steps).
-template <std::size_t N>
-[[nodiscard]] constexpr Point<N> times(const Point<N>& a, const Point<N>& b) noexcept {
-  Point<N> c;
-  for (std::size_t d = 0; d < N; ++d) c[d] = a[d] * b[d];
-  return c;
-}
-
 }  // namespace tessera
