@@ -213,7 +213,9 @@ TEST(Regrid, TagsClusterAndMoveKeepingTheOldLevel) {
     bool near = false;
     for_each_point(intersect(grow(Box<2>(p, p + one), opt.buffer), cbox),
                    [&](const Point<2>& q) { near = near || tag_at(6, 6)(q, 0.0); });
-    if (near) EXPECT_TRUE(first.find(refine(Box<2>(p, p + one), opt.ratio).lo).has_value()) << p;
+    if (near) {
+      EXPECT_TRUE(first.find(refine(Box<2>(p, p + one), opt.ratio).lo).has_value()) << p;
+    }
   });
   EXPECT_NO_THROW(check_proper_nesting("test", cset, first, opt.ratio));
   Domain<2> fdom(comm, Distribution<2>::from_box_set(first));
