@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -96,6 +97,66 @@ void exact_on_linear(std::uint64_t seed, int cases) {
         ASSERT_EQ(x, kUntouched) << p;
     });
   }
+}
+
+/// Three levels, each made by `tag_and_cluster` from the one below (so level 2 is clustered inside
+/// the nesting region of a level 1 with holes): the hierarchy accepts them, and prolongation down
+/// the chain and restriction up it are exact on a linear function.
+TEST(LevelTransferND, ThreeLevelsFromTagsNestAndTransferExactly) {
+  Communicator comm(MPI_COMM_WORLD);
+  const Box<2> box({0, 0}, {24, 24});
+  const auto base = make_box_set(box, chop_boxes(std::vector<Box<2>>{box}, Point<2>{6, 6}), comm.size(),
+                                 BoxAssignment::morton);
+  RegridOptions<2> opt;
+  opt.ratio = {2, 2};
+  opt.cluster.blocking_factor = {2, 2};
+  opt.cluster.max_extent = {6, 6};
+  const Point<2> one = Point<2>::filled(1);
+  const auto g = ghosts<2>(2);
+  // Tag a ring: the finer levels have holes (the ring's inside), so nesting matters.
+  const auto ring = [](const Point<2>& p, index_t cells) {
+    const double x = (static_cast<double>(p[0]) + 0.5) / static_cast<double>(cells) - 0.5;
+    const double y = (static_cast<double>(p[1]) + 0.5) / static_cast<double>(cells) - 0.5;
+    const double r2 = x * x + y * y;
+    return r2 > 0.04 && r2 < 0.09;
+  };
+  std::vector<Domain<2>> domains{Domain<2>(comm, Distribution<2>::from_box_set(base))};
+  std::vector<std::unique_ptr<DistArray<double, 2>>> u;
+  u.push_back(std::make_unique<DistArray<double, 2>>(domains[0], g));
+  u[0]->for_each_owned([&](const Point<2>& p, double& x) { x = linear_nd(p, one); });
+  LevelHierarchy<2> levels(base);
+  Point<2> per_unit = one;
+  index_t cells = 24;
+  for (std::size_t l = 1; l <= 2; ++l) {
+    const auto tagged = [&](const Point<2>& p, double) { return ring(p, cells); };
+    const BoxSet<2> next = tag_and_cluster(*u[l - 1], tagged, opt);
+    ASSERT_FALSE(next.empty());
+    levels = levels.with_level(l, next, opt.ratio);  // throws if not properly nested
+    domains.emplace_back(comm, Distribution<2>::from_box_set(next));
+    u.push_back(std::make_unique<DistArray<double, 2>>(domains[l], g));
+    per_unit = Point<2>{per_unit[0] * 2, per_unit[1] * 2};
+    cells *= 2;
+  }
+  ASSERT_EQ(levels.levels(), 3u);
+  for (std::size_t l = 1; l <= 2; ++l) {
+    LevelTransfer<double, 2> link(domains[l - 1], domains[l], opt.ratio, g);
+    link.prolong(*u[l - 1], *u[l]);
+    link.fill_ghosts(*u[l - 1], *u[l]);
+  }
+  Point<2> scale = one;
+  for (std::size_t l = 0; l <= 2; ++l) {
+    u[l]->for_each_owned([&](const Point<2>& p, const double& x) { ASSERT_NEAR(x, linear_nd(p, scale), 1e-11) << l << p; });
+    scale = Point<2>{scale[0] * 2, scale[1] * 2};
+  }
+  // Restriction up the chain: level 0 holds the linear function again where level 1 lies.
+  u[0]->for_each_owned([](const Point<2>&, double& x) { x = kUntouched; });
+  for (std::size_t l = 2; l >= 1; --l) LevelTransfer<double, 2>(domains[l - 1], domains[l], opt.ratio, g).restrict_to(*u[l], *u[l - 1]);
+  u[0]->for_each_owned([&](const Point<2>& p, const double& x) {
+    if (levels.level(1).find(refine(Box<2>(p, p + one), opt.ratio).lo))
+      ASSERT_NEAR(x, linear_nd(p, one), 1e-11) << p;
+    else
+      ASSERT_EQ(x, kUntouched) << p;
+  });
 }
 
 TEST(LevelTransferND, ExactOnLinearFunctions1D) { exact_on_linear<1>(51, 12); }
