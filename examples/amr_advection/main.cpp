@@ -27,12 +27,12 @@ using tessera::Point;
 constexpr double kAx = 1.0, kAy = 0.5;
 
 struct Setup {
-  index_t n = 32;        // coarse cells per side
-  index_t ratio = 2;     // refinement ratio
-  int steps = 60;        // fine (and coarse) time steps
-  int regrid = 4;        // steps between regrids
-  double tag = 0.02;     // tag coarse cells where u exceeds this
-  double dt = 0;         // set from the fine CFL number 0.8
+  index_t n = 32;     // coarse cells per side
+  index_t ratio = 2;  // refinement ratio
+  int steps = 60;     // fine (and coarse) time steps
+  int regrid = 4;     // steps between regrids
+  double tag = 0.02;  // tag coarse cells where u exceeds this
+  double dt = 0;      // set from the fine CFL number 0.8
 };
 
 /// The initial blob at the centre of cell p of a grid of `cells` per side.
@@ -171,7 +171,8 @@ int main(int argc, char** argv) {
           }
         mean /= static_cast<double>(s.ratio * s.ratio);
         if (!covered)
-          coarse_error = std::max(coarse_error, std::abs(distributed.coarse[static_cast<std::size_t>(i * s.n + j)] - mean));
+          coarse_error =
+              std::max(coarse_error, std::abs(distributed.coarse[static_cast<std::size_t>(i * s.n + j)] - mean));
       }
     index_t fine_cells = 0;
     for (const auto& b : distributed.fine_boxes) fine_cells += tessera::volume(b);

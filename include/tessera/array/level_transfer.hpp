@@ -104,8 +104,8 @@ class LevelTransfer {
   /// Collective: `fine.update_ghosts()`, then the fine ghost cells no fine box holds (inside the
   /// domain) interpolated from `coarse`. Ghost cells outside the domain are left to boundary rules.
   void fill_ghosts(const DistArray<T, N>& coarse, DistArray<T, N>& fine) {
-    const auto checked = detail::check_collective(middle_->comm(), "LevelTransfer::fill_ghosts", coarse.collective_identity(),
-                                                  fine.collective_identity());
+    const auto checked = detail::check_collective(middle_->comm(), "LevelTransfer::fill_ghosts",
+                                                  coarse.collective_identity(), fine.collective_identity());
     check_arrays("LevelTransfer::fill_ghosts", coarse, fine);
     fine.update_ghosts();
     fetch(coarse);
@@ -115,8 +115,8 @@ class LevelTransfer {
 
   /// Collective: every owned fine cell interpolated from `coarse`.
   void prolong(const DistArray<T, N>& coarse, DistArray<T, N>& fine) {
-    const auto checked = detail::check_collective(middle_->comm(), "LevelTransfer::prolong", coarse.collective_identity(),
-                                                  fine.collective_identity());
+    const auto checked = detail::check_collective(middle_->comm(), "LevelTransfer::prolong",
+                                                  coarse.collective_identity(), fine.collective_identity());
     check_arrays("LevelTransfer::prolong", coarse, fine);
     fetch(coarse);
     for (std::size_t k = 0; k < gaps_.size(); ++k) interpolate_into(fine, k, fine.owned_box(k));
@@ -125,8 +125,8 @@ class LevelTransfer {
   /// Collective: the owned fine cells that no box of `old` holds interpolated from `coarse`; the
   /// others are left as they are (after `Domain::redistribute` from `old`, they hold the old values).
   void prolong_outside(const DistArray<T, N>& coarse, DistArray<T, N>& fine, const BoxSet<N>& old) {
-    const auto checked = detail::check_collective(middle_->comm(), "LevelTransfer::prolong_outside", coarse.collective_identity(),
-                                                  fine.collective_identity());
+    const auto checked = detail::check_collective(middle_->comm(), "LevelTransfer::prolong_outside",
+                                                  coarse.collective_identity(), fine.collective_identity());
     check_arrays("LevelTransfer::prolong_outside", coarse, fine);
     fetch(coarse);
     for (std::size_t k = 0; k < gaps_.size(); ++k) {
@@ -161,11 +161,13 @@ class LevelTransfer {
  private:
   void check_arrays(const char* where, const DistArray<T, N>& coarse, const DistArray<T, N>& fine) const {
     if (coarse.distribution().hash() != coarse_dist_.hash())
-      fail_argument(where, "coarse", coarse.distribution().domain(),
-                    "is not over the coarse distribution this LevelTransfer was made for (make a new one after a regrid)");
+      fail_argument(
+          where, "coarse", coarse.distribution().domain(),
+          "is not over the coarse distribution this LevelTransfer was made for (make a new one after a regrid)");
     if (fine.distribution().hash() != fine_dist_.hash())
-      fail_argument(where, "fine", fine.distribution().domain(),
-                    "is not over the fine distribution this LevelTransfer was made for (make a new one after a regrid)");
+      fail_argument(
+          where, "fine", fine.distribution().domain(),
+          "is not over the fine distribution this LevelTransfer was made for (make a new one after a regrid)");
     if (&coarse.domain().comm() != &middle_->comm())
       fail_argument(where, "coarse", "an array over another Communicator", "must share the fine level's Communicator");
     for (std::size_t d = 0; d < N; ++d)
@@ -181,14 +183,14 @@ class LevelTransfer {
     std::uint64_t key = hash_combine(0x1e7e1f7e7cULL, coarse_dist_.hash());
     key = hash_combine(hash_combine(key, coarse.ghosts().hash()), to.hash());
     key = hash_combine(hash_combine(key, geo_.ghosts.hash()), static_cast<std::uint64_t>(rank));
-    detail::run_kept("LevelTransfer::fetch", middle_->cache(), comm, key, {coarse_dist_.hash(), to.hash()}, sizeof(T),
-                     nullptr, staged_->storage().size() * sizeof(T),
-                     [&] {
-                       return std::make_shared<const Schedule>(compile_schedule(
-                           coarse_fetch_plan(*coarse_dist_.box_set(), geo_, rank), rank, coarse.layout(),
-                           staged_->layout(), true));
-                     },
-                     detail::remap::bytes_of(coarse.data()), detail::remap::bytes_of(staged_->data()));
+    detail::run_kept(
+        "LevelTransfer::fetch", middle_->cache(), comm, key, {coarse_dist_.hash(), to.hash()}, sizeof(T), nullptr,
+        staged_->storage().size() * sizeof(T),
+        [&] {
+          return std::make_shared<const Schedule>(compile_schedule(
+              coarse_fetch_plan(*coarse_dist_.box_set(), geo_, rank), rank, coarse.layout(), staged_->layout(), true));
+        },
+        detail::remap::bytes_of(coarse.data()), detail::remap::bytes_of(staged_->data()));
   }
 
   /// Interpolates the cells of `box` (stored by fine patch k) from intermediate patch k.
@@ -207,9 +209,9 @@ class LevelTransfer {
   GhostSpec<N> fine_ghosts_;
   Interpolator<T, N> interpolate_;
   CoarseFineGeometry<N> geo_;
-  std::unique_ptr<Domain<N>> middle_;          // over the coarsened fine boxes
-  std::unique_ptr<DistArray<T, N>> staged_;    // coarse data under each fine patch, with ghosts
-  std::vector<BoxList<N>> gaps_;               // per fine patch: ghost cells no fine box holds
+  std::unique_ptr<Domain<N>> middle_;             // over the coarsened fine boxes
+  std::unique_ptr<DistArray<T, N>> staged_;       // coarse data under each fine patch, with ghosts
+  std::vector<BoxList<N>> gaps_;                  // per fine patch: ghost cells no fine box holds
   std::vector<std::vector<unsigned char>> held_;  // per intermediate patch: cells with coarse data
 };
 

@@ -14,7 +14,8 @@
 ///
 /// What comes out (the invariants tests/unit/levels checks on random tag sets):
 /// - every tag whose block lies in the allowed region (the union of the `allowed` boxes; all of
-///   `domain` by default) is covered; tags outside it are dropped (the caller's region is usually the properly nested one);
+///   `domain` by default) is covered; tags outside it are dropped (the caller's region is usually the properly nested
+///   one);
 /// - the boxes are disjoint, aligned to the blocking factor, inside the allowed region;
 /// - each box has efficiency >= the threshold, or is a single block;
 /// - no box is longer than `max_extent` along any axis.

@@ -37,8 +37,8 @@ void check_proper_nesting(const char* where, const BoxSet<N>& coarse, const BoxS
   check_ratio(where, "ratio", ratio);
   if (width < 0) fail_argument(where, "width", width, "must be >= 0");
   if (fine.comm_size() != coarse.comm_size())
-    fail_argument(where, "fine", fine, detail::concat("is for ", fine.comm_size(), " ranks, the coarse level for ",
-                                                      coarse.comm_size()));
+    fail_argument(where, "fine", fine,
+                  detail::concat("is for ", fine.comm_size(), " ranks, the coarse level for ", coarse.comm_size()));
   if (fine.domain() != refine(coarse.domain(), ratio))
     fail_argument(where, "fine", fine,
                   detail::concat("has domain ", fine.domain(), ", not the refined coarse domain ",
@@ -52,9 +52,10 @@ void check_proper_nesting(const char* where, const BoxSet<N>& coarse, const BoxS
     index_t held = 0;
     coarse.for_each_meeting(need, [&](std::size_t j) { held += volume(intersect(coarse.box(j), need)); });
     if (held != volume(need))
-      fail_argument(where, detail::concat("fine box ", i), b,
-                    detail::concat("is not properly nested: the coarse cells ", need,
-                                   " under it (grown by the nesting width ", width, ") are not all held by coarse boxes"));
+      fail_argument(
+          where, detail::concat("fine box ", i), b,
+          detail::concat("is not properly nested: the coarse cells ", need, " under it (grown by the nesting width ",
+                         width, ") are not all held by coarse boxes"));
   }
 }
 
@@ -73,8 +74,7 @@ template <std::size_t N>
 
 /// The box sets of the levels and the ratios between them (see the file comment). Cheap to copy.
 template <std::size_t N>
-  requires(N >= 1)
-class LevelHierarchy {
+requires(N >= 1) class LevelHierarchy {
  public:
   /// A hierarchy of one level.
   explicit LevelHierarchy(BoxSet<N> base, index_t nesting_width = 1) : width_(nesting_width) {

@@ -36,7 +36,9 @@ template <std::size_t N>
 void exact_on_linear(std::uint64_t seed, int cases) {
   Communicator comm(MPI_COMM_WORLD);
   std::mt19937_64 rng(seed);
-  const auto draw = [&](index_t lo, index_t hi) { return lo + static_cast<index_t>(rng() % static_cast<std::uint64_t>(hi - lo + 1)); };
+  const auto draw = [&](index_t lo, index_t hi) {
+    return lo + static_cast<index_t>(rng() % static_cast<std::uint64_t>(hi - lo + 1));
+  };
   for (int k = 0; k < cases; ++k) {
     Box<N> cdom;
     Point<N> ratio, chop;
@@ -105,8 +107,8 @@ void exact_on_linear(std::uint64_t seed, int cases) {
 TEST(LevelTransferND, ThreeLevelsFromTagsNestAndTransferExactly) {
   Communicator comm(MPI_COMM_WORLD);
   const Box<2> box({0, 0}, {24, 24});
-  const auto base = make_box_set(box, chop_boxes(std::vector<Box<2>>{box}, Point<2>{6, 6}), comm.size(),
-                                 BoxAssignment::morton);
+  const auto base =
+      make_box_set(box, chop_boxes(std::vector<Box<2>>{box}, Point<2>{6, 6}), comm.size(), BoxAssignment::morton);
   RegridOptions<2> opt;
   opt.ratio = {2, 2};
   opt.cluster.blocking_factor = {2, 2};
@@ -145,12 +147,14 @@ TEST(LevelTransferND, ThreeLevelsFromTagsNestAndTransferExactly) {
   }
   Point<2> scale = one;
   for (std::size_t l = 0; l <= 2; ++l) {
-    u[l]->for_each_owned([&](const Point<2>& p, const double& x) { ASSERT_NEAR(x, linear_nd(p, scale), 1e-11) << l << p; });
+    u[l]->for_each_owned(
+        [&](const Point<2>& p, const double& x) { ASSERT_NEAR(x, linear_nd(p, scale), 1e-11) << l << p; });
     scale = Point<2>{scale[0] * 2, scale[1] * 2};
   }
   // Restriction up the chain: level 0 holds the linear function again where level 1 lies.
   u[0]->for_each_owned([](const Point<2>&, double& x) { x = kUntouched; });
-  for (std::size_t l = 2; l >= 1; --l) LevelTransfer<double, 2>(domains[l - 1], domains[l], opt.ratio, g).restrict_to(*u[l], *u[l - 1]);
+  for (std::size_t l = 2; l >= 1; --l)
+    LevelTransfer<double, 2>(domains[l - 1], domains[l], opt.ratio, g).restrict_to(*u[l], *u[l - 1]);
   u[0]->for_each_owned([&](const Point<2>& p, const double& x) {
     if (levels.level(1).find(refine(Box<2>(p, p + one), opt.ratio).lo))
       ASSERT_NEAR(x, linear_nd(p, one), 1e-11) << p;

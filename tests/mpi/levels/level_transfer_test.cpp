@@ -49,7 +49,8 @@ TwoLevels random_levels(std::mt19937_64& rng, int P) {
   for (index_t x = 0; x + 2 <= cdom.hi[0]; x += 4)
     for (index_t y = 0; y + 2 <= cdom.hi[1]; y += 3)
       if (rng() % 3 != 0) {
-        const Box<2> c({x, y}, {std::min(x + 2 + static_cast<index_t>(rng() % 3), cdom.hi[0]), std::min(y + 3, cdom.hi[1])});
+        const Box<2> c({x, y},
+                       {std::min(x + 2 + static_cast<index_t>(rng() % 3), cdom.hi[0]), std::min(y + 3, cdom.hi[1])});
         boxes.push_back(refine(c, t.ratio));
       }
   t.fine = make_box_set(refine(cdom, t.ratio), boxes, P, BoxAssignment::knapsack);
@@ -157,9 +158,7 @@ TEST(LevelTransfer, RandomDataBitForBitAgainstASerialReference) {
         const auto in = fine.stencil_access(patch);
         const std::size_t i = mine[patch];
         for (const Box<2>& gap : coarse_fine_ghost_cells(t.fine, i, g))
-          for_each_point(gap, [&](const Point<2>& p) {
-            ASSERT_EQ(in(p), reference(rule, image, t, geo, i, p)) << p;
-          });
+          for_each_point(gap, [&](const Point<2>& p) { ASSERT_EQ(in(p), reference(rule, image, t, geo, i, p)) << p; });
       }
       link.prolong(coarse, fine);
       fine.for_each_owned([&](const Point<2>& p, const double& x) {
@@ -187,8 +186,8 @@ TEST(Regrid, TagsClusterAndMoveKeepingTheOldLevel) {
   Communicator comm(MPI_COMM_WORLD);
   const int P = comm.size();
   const Box<2> cbox({0, 0}, {24, 20});
-  const BoxSet<2> cset = make_box_set(cbox, chop_boxes(std::vector<Box<2>>{cbox}, Point<2>{8, 7}), P,
-                                      BoxAssignment::knapsack);
+  const BoxSet<2> cset =
+      make_box_set(cbox, chop_boxes(std::vector<Box<2>>{cbox}, Point<2>{8, 7}), P, BoxAssignment::knapsack);
   Domain<2> cdom(comm, Distribution<2>::from_box_set(cset));
   DistArray<double, 2> coarse(cdom, ghosts<2>(1));
   const Point<2> one = Point<2>::filled(1);
@@ -260,13 +259,27 @@ TEST(LevelErrors, BadInputIsTheSameErrorOnEveryRankAndChangesNothing) {
   Domain<2> holey(comm, Distribution<2>::from_box_set(coarse_with_hole));
   DistArray<double, 2> holey_coarse(holey);
   const std::vector<std::function<void()>> bad{
-      [&] { LevelTransfer<double, 2>(cdom, fdom, {0, 2}, ghosts<2>(1)); },                 // ratio 0
-      [&] { LevelTransfer<double, 2>(cdom, fdom, {2, -2}, ghosts<2>(1)); },                // negative ratio
-      [&] { LevelTransfer<double, 2>(cdom, plain, {2, 2}, ghosts<2>(1)); },                // not a box set
-      [&] { LevelTransfer<double, 2>(holey, fdom, {2, 2}, ghosts<2>(1)); },                // not nested
-      [&] { (void)regrid_level(coarse, fdom, misaligned, {&fine}, {2, 2}, ghosts<2>(1)); },  // not aligned
-      [&] { (void)regrid_level(holey_coarse, fdom, fset, {&fine}, {2, 2}, ghosts<2>(1)); },  // not nested
-      [&] { (void)regrid_level(coarse, fdom, fset, {&fine}, {0, 0}, ghosts<2>(1)); },        // ratio 0
+      [&] {
+        LevelTransfer<double, 2>(cdom, fdom, {0, 2}, ghosts<2>(1));
+      },  // ratio 0
+      [&] {
+        LevelTransfer<double, 2>(cdom, fdom, {2, -2}, ghosts<2>(1));
+      },  // negative ratio
+      [&] {
+        LevelTransfer<double, 2>(cdom, plain, {2, 2}, ghosts<2>(1));
+      },  // not a box set
+      [&] {
+        LevelTransfer<double, 2>(holey, fdom, {2, 2}, ghosts<2>(1));
+      },  // not nested
+      [&] {
+        (void)regrid_level(coarse, fdom, misaligned, {&fine}, {2, 2}, ghosts<2>(1));
+      },  // not aligned
+      [&] {
+        (void)regrid_level(holey_coarse, fdom, fset, {&fine}, {2, 2}, ghosts<2>(1));
+      },  // not nested
+      [&] {
+        (void)regrid_level(coarse, fdom, fset, {&fine}, {0, 0}, ghosts<2>(1));
+      },     // ratio 0
       [&] {  // an array of another level
         LevelTransfer<double, 2> link(cdom, fdom, {2, 2}, ghosts<2>(1));
         link.prolong(fine, fine);
@@ -278,18 +291,21 @@ TEST(LevelErrors, BadInputIsTheSameErrorOnEveryRankAndChangesNothing) {
       [&] {
         RegridOptions<2> opt;
         opt.ratio = {2, 0};
-        (void)tag_and_cluster(coarse, [](const Point<2>&, double) { return true; }, opt);
+        (void)tag_and_cluster(
+            coarse, [](const Point<2>&, double) { return true; }, opt);
       },
       [&] {
         RegridOptions<2> opt;
         opt.cluster.efficiency = 0.0;
-        (void)tag_and_cluster(coarse, [](const Point<2>&, double) { return true; }, opt);
+        (void)tag_and_cluster(
+            coarse, [](const Point<2>&, double) { return true; }, opt);
       },
   };
   for (std::size_t k = 0; k < bad.size(); ++k) {
     const auto hashes = error_on_every_rank(comm, bad[k]);
     EXPECT_NE(hashes[0], 0U) << "case " << k << " threw no Error";
-    for (int r = 1; r < P; ++r) EXPECT_EQ(hashes[static_cast<std::size_t>(r)], hashes[0]) << "case " << k << ", rank " << r;
+    for (int r = 1; r < P; ++r)
+      EXPECT_EQ(hashes[static_cast<std::size_t>(r)], hashes[0]) << "case " << k << ", rank " << r;
     unchanged();
   }
 }

@@ -50,8 +50,8 @@ BoxSet<2> one_box(const Box<2>& b) { return BoxSet<2>(b, {b}, {0}, 1); }
 TEST(LevelHierarchy, AcceptsANestedLevelAndRejectsBadOnesNamingTheBox) {
   const LevelHierarchy<2> h(one_box(Box<2>({0, 0}, {16, 16})));
   const Box<2> fine_domain({0, 0}, {32, 32});
-  const auto two = h.with_level(1, BoxSet<2>(fine_domain, {Box<2>({0, 0}, {8, 8}), Box<2>({8, 0}, {16, 12})}, {0, 0}, 1),
-                                {2, 2});
+  const auto two =
+      h.with_level(1, BoxSet<2>(fine_domain, {Box<2>({0, 0}, {8, 8}), Box<2>({8, 0}, {16, 12})}, {0, 0}, 1), {2, 2});
   EXPECT_EQ(two.levels(), 2u);
   EXPECT_EQ(two.ratio(1), (Point<2>{2, 2}));
   const auto expect_error = [&](const LevelHierarchy<2>& base, std::size_t l, const BoxSet<2>& set, const Point<2>& r,
@@ -107,13 +107,14 @@ TEST(CoarseFinePlan, RanksAgreeAndEveryPatchGetsItsRegionOnce) {
   for (int k = 0; k < 30; ++k) {
     const int P = 1 + static_cast<int>(rng() % 6);
     const Box<2> cdom({0, 0}, {16 + static_cast<index_t>(rng() % 9), 12 + static_cast<index_t>(rng() % 9)});
-    const auto coarse = make_box_set(cdom, chop_boxes(std::vector<Box<2>>{cdom}, Point<2>{5, 4}), P,
-                                     BoxAssignment::morton);
+    const auto coarse =
+        make_box_set(cdom, chop_boxes(std::vector<Box<2>>{cdom}, Point<2>{5, 4}), P, BoxAssignment::morton);
     const Point<2> r{1 + static_cast<index_t>(rng() % 3), 1 + static_cast<index_t>(rng() % 3)};
     std::vector<Box<2>> fine_boxes;
     for (index_t x = 1; x + 3 < cdom.hi[0]; x += 4)
       for (index_t y = 1; y + 3 < cdom.hi[1]; y += 5)
-        if (rng() % 2) fine_boxes.push_back(refine(Box<2>({x, y}, {x + 3, y + 2 + static_cast<index_t>(rng() % 2)}), r));
+        if (rng() % 2)
+          fine_boxes.push_back(refine(Box<2>({x, y}, {x + 3, y + 2 + static_cast<index_t>(rng() % 2)}), r));
     const auto fine = make_box_set(refine(cdom, r), fine_boxes, P, BoxAssignment::knapsack);
     const auto g = ghosts<2>(1 + static_cast<index_t>(rng() % 3));
     const CoarseFineGeometry<2> geo(coarse, fine, r, g);
