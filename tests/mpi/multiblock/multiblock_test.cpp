@@ -1,0 +1,252 @@
+// Multiblock domains (layout/multiblock.hpp) on 1-5 ranks: random blocks (ordinary distributions of
+// every kind, cyclic ones included, and box sets with holes; processor subsets), random interfaces
+// with random orientations (parts of faces, whole faces, a block glued to itself); every stored
+// value after a ghost update checked against a reference computed point by point from the
+// interfaces' definition (depth beyond one face = depth inside the other, tangential axes laid on
+// by the orientation). Bad input: an Error on every rank.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <optional>
+#include <random>
+#include <vector>
+
+#include "engine_checks.hpp"
+#include "random_box_set.hpp"
+#include "tessera/tessera.hpp"
+
+namespace tessera {
+namespace {
+
+using namespace tessera::testing;
+
+/// A value naming block b's point p (exact in a double).
+template <std::size_t N>
+double code(std::size_t b, const Point<N>& p) {
+  return static_cast<double>(b) * 1e10 + value_of(p);
+}
+
+template <std::size_t N>
+Box<N> whole_face(const Box<N>& box, std::size_t axis, bool upper) {
+  Box<N> c = box;
+  if (upper)
+    c.lo[axis] = box.hi[axis] - 1;
+  else
+    c.hi[axis] = box.lo[axis] + 1;
+  return c;
+}
+
+template <std::size_t N>
+struct Setup {
+  std::vector<Distribution<N>> blocks;
+  std::vector<BlockInterface<N>> interfaces;
+};
+
+/// Random blocks and up to `max_interfaces` random interfaces that do not overlap.
+template <std::size_t N>
+Setup<N> random_setup(std::mt19937_64& rng, int ranks, index_t max_extent, int max_interfaces) {
+  Setup<N> s;
+  const std::size_t count = 1 + rng() % 3;
+  for (std::size_t b = 0; b < count; ++b) {
+    const Box<N> box = random_domain<N>(rng, max_extent);
+    if (rng() % 3 == 0)
+      s.blocks.push_back(Distribution<N>::from_box_set(random_box_set<N>(rng, box, 1 + rng() % 4, 20, ranks)));
+    else
+      s.blocks.push_back(random_distribution<N>(rng, box, ranks, rng() % 2 == 0));
+  }
+  const auto all = all_orientations<N>();
+  std::vector<BlockFace<N>> used;  // with cells filled in
+  for (int attempt = 0; attempt < 4 * max_interfaces && static_cast<int>(s.interfaces.size()) < max_interfaces;
+       ++attempt) {
+    BlockFace<N> a{rng() % count, rng() % N, rng() % 2 == 0, {}}, b{rng() % count, rng() % N, rng() % 2 == 0, {}};
+    std::vector<Orientation<N>> fitting;
+    for (const auto& o : all)
+      if (o.source_axis(a.axis) == b.axis && o.flipped(a.axis) == (a.upper == b.upper)) fitting.push_back(o);
+    const Orientation<N> o = fitting[rng() % fitting.size()];
+    const Box<N>& ba = s.blocks[a.block].domain();
+    const Box<N>& bb = s.blocks[b.block].domain();
+    Box<N> ca = whole_face(ba, a.axis, a.upper), cb = whole_face(bb, b.axis, b.upper);
+    bool whole = true;
+    for (std::size_t d = 0; d < N; ++d) {
+      if (d == a.axis) continue;
+      const std::size_t e = o.source_axis(d);
+      const index_t room = std::min(extent(ba, d), extent(bb, e));
+      const index_t length = 1 + static_cast<index_t>(rng() % static_cast<std::uint64_t>(room));
+      ca.lo[d] = ba.lo[d] + static_cast<index_t>(rng() % static_cast<std::uint64_t>(extent(ba, d) - length + 1));
+      ca.hi[d] = ca.lo[d] + length;
+      cb.lo[e] = bb.lo[e] + static_cast<index_t>(rng() % static_cast<std::uint64_t>(extent(bb, e) - length + 1));
+      cb.hi[e] = cb.lo[e] + length;
+      whole = whole && ca == whole_face(ba, a.axis, a.upper) && cb == whole_face(bb, b.axis, b.upper);
+    }
+    a.cells = ca;
+    b.cells = cb;
+    const auto meets = [](const BlockFace<N>& x, const BlockFace<N>& y) {
+      return x.block == y.block && x.axis == y.axis && x.upper == y.upper && intersects(x.cells, y.cells);
+    };
+    bool free = !meets(a, b);
+    for (const auto& u : used) free = free && !meets(u, a) && !meets(u, b);
+    if (!free) continue;
+    used.push_back(a);
+    used.push_back(b);
+    if (whole && rng() % 2 == 0) a.cells = b.cells = Box<N>{};  // "the whole face"
+    s.interfaces.push_back({a, b, o});
+  }
+  return s;
+}
+
+/// What a ghost cell q (embedded) of a patch of block `block` must hold, from the interfaces'
+/// definition, or nullopt if no interface reaches it.
+template <std::size_t N>
+std::optional<double> across_interfaces(const MultiblockLayout<N>& mb, std::size_t block, const Point<N>& q) {
+  const Box<N> box = mb.block_box(block);
+  Point<N> p;  // q in block coordinates
+  for (std::size_t d = 0; d < N; ++d) p[d] = q[d] - mb.offset(block)[d];
+  std::size_t axis = N, outside = 0;
+  for (std::size_t d = 0; d < N; ++d)
+    if (p[d] < box.lo[d] || p[d] >= box.hi[d]) ++outside, axis = d;
+  if (outside != 1) return std::nullopt;  // block corners and edges: faces only
+  const bool upper = p[axis] >= box.hi[axis];
+  const index_t depth = upper ? p[axis] - box.hi[axis] + 1 : box.lo[axis] - p[axis];
+  for (const auto& in : mb.interfaces())
+    for (int end = 0; end < 2; ++end) {
+      const BlockFace<N>& here = end == 0 ? in.a : in.b;
+      const BlockFace<N>& there = end == 0 ? in.b : in.a;
+      if (here.block != block || here.axis != axis || here.upper != upper) continue;
+      const Orientation<N> o = end == 0 ? in.orientation : in.orientation.inverse();  // there -> here
+      const Box<N> ch = here.cells.empty() ? whole_face(box, axis, upper) : here.cells;
+      const Box<N>& other = mb.block_box(there.block);
+      const Box<N> ct = there.cells.empty() ? whole_face(other, there.axis, there.upper) : there.cells;
+      bool on_face = true;
+      for (std::size_t d = 0; d < N; ++d)
+        if (d != axis) on_face = on_face && p[d] >= ch.lo[d] && p[d] < ch.hi[d];
+      if (!on_face) continue;
+      Point<N> src;
+      src[there.axis] = there.upper ? other.hi[there.axis] - depth : other.lo[there.axis] + depth - 1;
+      for (std::size_t d = 0; d < N; ++d) {
+        if (d == axis) continue;
+        const std::size_t e = o.source_axis(d);
+        const index_t along = p[d] - ch.lo[d];
+        src[e] = o.flipped(d) ? ct.hi[e] - 1 - along : ct.lo[e] + along;
+      }
+      if (!contains(other, src)) return std::nullopt;  // beyond a block thinner than the ghosts
+      Point<N> embedded;
+      for (std::size_t d = 0; d < N; ++d) embedded[d] = src[d] + mb.offset(there.block)[d];
+      if (!mb.embedded_set().find(embedded)) return std::nullopt;  // a hole of a box-set block
+      return code(there.block, src);
+    }
+  return std::nullopt;
+}
+
+template <std::size_t N>
+void random_multiblock_cases(std::uint64_t seed, int cases, index_t max_extent) {
+  Communicator comm(MPI_COMM_WORLD);
+  std::mt19937_64 rng(seed);
+  for (int k = 0; k < cases; ++k) {
+    const Setup<N> s = random_setup<N>(rng, comm.size(), max_extent, 4);
+    auto g = random_ghosts<N>(rng, 3).periodic_along(Periodicity<N>{});
+    SCOPED_TRACE(::testing::Message() << "case " << k << ", " << s.blocks.size() << " blocks, "
+                                      << s.interfaces.size() << " interfaces, " << g);
+    MultiblockDomain<N> dom(comm, MultiblockLayout<N>(s.blocks, s.interfaces, 3));
+    const MultiblockLayout<N>& mb = dom.layout();
+    MultiblockArray<double, N> u(dom, g);
+    std::fill(u.array().storage().begin(), u.array().storage().end(), kSentinel);
+    u.for_each_owned([](std::size_t b, const Point<N>& p, double& x) { x = code(b, p); });
+    const auto& set = mb.embedded_set();
+    for (int round = 0; round < 2; ++round) {  // the second update runs the kept mover
+      u.update_ghosts();
+      std::size_t patch = 0;
+      for (const auto& layout_patch : u.array().layout().patches()) {
+        const std::size_t block = u.block_of_patch(patch++);
+        const Box<N> owned = layout_patch.owned_box();
+        for_each_point(grow(owned, g.lower, g.upper), [&](const Point<N>& q) {
+          double want = kSentinel;
+          const Point<N> in_block = [&] {
+            Point<N> p;
+            for (std::size_t d = 0; d < N; ++d) p[d] = q[d] - mb.offset(block)[d];
+            return p;
+          }();
+          if (contains(owned, q)) {
+            want = code(block, in_block);
+          } else if (in_requested_ghost(owned, g, q)) {
+            if (contains(mb.embedded_box(block), q)) {
+              if (set.find(q)) want = code(block, in_block);
+            } else if (const auto v = across_interfaces(mb, block, q)) {
+              want = *v;
+            }
+          }
+          ASSERT_EQ(u.array().storage()[static_cast<std::size_t>(layout_patch.element_offset(q))], want)
+              << "rank " << comm.rank() << " block " << block << " point " << in_block;
+        });
+      }
+    }
+  }
+}
+
+TEST(MultiblockGhosts, RandomBlocksAndOrientations2D) { random_multiblock_cases<2>(1600, 30, 7); }
+TEST(MultiblockGhosts, RandomBlocksAndOrientations3D) { random_multiblock_cases<3>(1700, 14, 5); }
+
+TEST(MultiblockGhosts, TheScheduleIsBuiltOnceAndKept) {
+  Communicator comm(MPI_COMM_WORLD);
+  const int P = comm.size();
+  const Box<2> box({0, 0}, {6, 6});
+  std::vector<Distribution<2>> blocks{Distribution<2>(box, ProcGrid<2>::with_shape(P, {P, 1}), {block(), block()}),
+                                      Distribution<2>(box, ProcGrid<2>::with_shape(P, {1, P}), {block(), block()})};
+  // b's lower face of axis 0 onto a's upper face of axis 1, a quarter turn with a flip.
+  const BlockInterface<2> glue{{0, 1, true, {}}, {1, 0, false, {}}, Orientation<2>({1, 0}, {true, false})};
+  MultiblockDomain<2> dom(comm, MultiblockLayout<2>(blocks, {glue}));
+  const auto& mb = dom.layout();
+  const auto first = multiblock_ghost_schedule(mb, ghosts<2>(1), comm.rank(), &dom.domain().cache());
+  const auto again = multiblock_ghost_schedule(mb, ghosts<2>(1), comm.rank(), &dom.domain().cache());
+  EXPECT_EQ(first.get(), again.get());
+}
+
+/// Runs `make` on every rank and expects an Error with `code` whose message contains `words`.
+template <class Make>
+void expect_error(Make&& make, ErrorCode code, const std::string& words) {
+  try {
+    make();
+    ADD_FAILURE() << "no error; expected one saying '" << words << "'";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+TEST(MultiblockBadInput, EveryRankGetsTheSameError) {
+  Communicator comm(MPI_COMM_WORLD);
+  const int P = comm.size();
+  const auto on = [&](const Box<2>& box) { return Distribution<2>(box, ProcGrid<2>::with_shape(P, {P, 1}), {block(), block()}); };
+  const std::vector<Distribution<2>> blocks{on(Box<2>({0, 0}, {4, 4})), on(Box<2>({0, 0}, {4, 5}))};
+  const Orientation<2> same;  // identity: a's upper face of axis 0 onto b's lower face
+  const auto layout = [&](std::vector<BlockInterface<2>> in) { return MultiblockLayout<2>(blocks, std::move(in)); };
+  expect_error([&] { (void)layout({{{0, 0, true, {}}, {1, 0, false, {}}, same}}); }, ErrorCode::invalid_argument,
+               "differ in size");
+  expect_error([&] { (void)Orientation<2>({1, 1}, {false, false}); }, ErrorCode::invalid_argument,
+               "not a permutation");
+  expect_error([&] { (void)layout({{{0, 0, true, Box<2>({1, 0}, {2, 4})}, {1, 0, false, Box<2>({0, 0}, {1, 4})}, same}}); },
+               ErrorCode::invalid_argument, "not on the upper boundary");
+  expect_error([&] { (void)layout({{{0, 0, true, {}}, {7, 0, false, {}}, same}}); }, ErrorCode::out_of_range,
+               "names block 7");
+  expect_error([&] { (void)layout({{{0, 2, true, {}}, {1, 0, false, {}}, same}}); }, ErrorCode::invalid_argument,
+               "names axis 2");
+  const BlockFace<2> b_part{1, 0, false, Box<2>({0, 0}, {1, 4})};
+  expect_error([&] { (void)layout({{{0, 0, true, {}}, b_part, same}, {{0, 1, false, {}}, {1, 0, false, Box<2>({0, 1}, {1, 5})}, Orientation<2>({1, 0}, {false, true})}}); },
+               ErrorCode::invalid_argument, "overlap");
+  expect_error([&] { (void)layout({{{0, 0, true, {}}, b_part, Orientation<2>({1, 0}, {false, false})}}); },
+               ErrorCode::invalid_argument, "not along b's normal axis");
+  expect_error([&] { (void)layout({{{0, 0, true, {}}, b_part, Orientation<2>({0, 1}, {true, false})}}); },
+               ErrorCode::invalid_argument, "must not be flipped");
+  // Good layouts, bad arrays or communicators.
+  const MultiblockLayout<2> good = layout({{{0, 0, true, {}}, b_part, same}});
+  MultiblockDomain<2> dom(comm, good);
+  expect_error([&] { MultiblockArray<double, 2> u(dom, ghosts<2>(5)); }, ErrorCode::invalid_argument,
+               "exceeds the layout's max_ghost_width");
+  expect_error([&] { MultiblockArray<double, 2> u(dom, ghosts<2>(1).periodic_along({true, false})); },
+               ErrorCode::invalid_argument, "periodic");
+  const std::vector<Distribution<2>> other{Distribution<2>(Box<2>({0, 0}, {4, 4}), ProcGrid<2>::with_shape(P + 1, {P + 1, 1}), {block(), block()})};
+  expect_error([&] { MultiblockDomain<2> d(comm, MultiblockLayout<2>(other, {})); }, ErrorCode::invalid_argument,
+               "the communicator has");
+}
+
+}  // namespace
+}  // namespace tessera
