@@ -14,6 +14,7 @@
 ///   tessera::MultiblockArray<double, 2> u(dom, tessera::ghosts<2>(1).faces_only());
 ///   u.for_each_owned([](std::size_t block, const tessera::Point<2>& p, double& x) { x = f(block, p); });
 ///   u.update_ghosts();  // Collective
+///   tessera::copy_section(u, {0, box_in_0}, w, {2, box_in_2}, turn);  // PARTI's regular section move
 /// \endcode
 
 #include <cstddef>
@@ -24,6 +25,7 @@
 #include "tessera/exchange/kept_mover.hpp"
 #include "tessera/layout/multiblock.hpp"
 #include "tessera/plan/multiblock_plan.hpp"
+#include "tessera/plan/multiblock_section_move.hpp"
 
 namespace tessera {
 
@@ -127,5 +129,28 @@ class MultiblockArray {
   const MultiblockDomain<N>* dom_;
   DistArray<T, N> array_;
 };
+
+/// Collective: PARTI's regular section move. Box `from.box` of block `from.block` of `src` onto box
+/// `to.box` of block `to.block` of `dst` (the same array or another over the same domain), offsets
+/// laid on by `o` (plan/multiblock_section_move.hpp): the cells the blocks' boxes hold are read and
+/// written (a hole of a box-set block is neither), ghosts are not touched; one cached schedule in the domain's exchange cache and a kept `Mover`.
+/// Throws `Error` (on every rank, nothing moved) for arrays over different domains, blocks out of
+/// range, boxes outside their blocks or extents that do not agree under `o`.
+template <class T, std::size_t N>
+void copy_section(const MultiblockArray<T, N>& src, const BlockSection<N>& from, MultiblockArray<T, N>& dst,
+                  const BlockSection<N>& to, const Orientation<N>& o = {}) {
+  if (&src.domain() != &dst.domain())
+    fail(ErrorCode::invalid_argument, "copy_section: the multiblock arrays are over different domains");
+  const MultiblockLayout<N>& mb = src.domain().layout();
+  check_section_move(mb, from, to, o);
+  const Domain<N>& dom = src.domain().domain();
+  const int rank = dom.rank();
+  detail::run_kept("copy_section (multiblock)", dom.cache(), dom.comm(),
+                   multiblock_section_move_key(mb, src.ghosts(), from, dst.ghosts(), to, o, rank),
+                   {mb.embedded().hash()}, sizeof(T), nullptr, static_cast<std::size_t>(volume(to.box)) * sizeof(T),
+                   [&] { return multiblock_section_move_schedule(mb, src.ghosts(), from, dst.ghosts(), to, o, rank,
+                                                                 &dom.cache()); },
+                   src.array().data(), dst.array().data());
+}
 
 }  // namespace tessera

@@ -175,29 +175,30 @@ template <std::size_t N>
   return out;
 }
 
-/// Appends `copies` (those involving `rank`) to schedule `s` compiled against `layout`: after the
-/// blocks already there for each peer, in the copies' order, destination blocks oriented.
-template <std::size_t N>
-void append_interface_copies(Schedule& s, const std::vector<InterfaceCopy<N>>& copies, const MultiblockLayout<N>& mb,
-                             const StorageLayout<N>& layout, int rank) {
+namespace detail {
+/// Appends `copies` (those involving `rank`) to schedule `s`: sources looked up in `src`,
+/// destinations in `dst` and oriented by `orientation_of(copy)`; per peer after the blocks already
+/// there, in the copies' order (which both sides of each pair must share).
+template <std::size_t N, class OrientationOf>
+void append_oriented_copies(Schedule& s, const std::vector<InterfaceCopy<N>>& copies, const StorageLayout<N>& src,
+                            const StorageLayout<N>& dst, int rank, OrientationOf&& orientation_of) {
   std::map<int, std::size_t> send_index, receive_index;
   for (std::size_t i = 0; i < s.sends.size(); ++i) send_index.emplace(s.sends[i].peer, i);
   for (std::size_t i = 0; i < s.receives.size(); ++i) receive_index.emplace(s.receives[i].peer, i);
-  const std::array<int, N> src_order = axes_slowest_first<N>(layout.order());
+  const std::array<int, N> src_order = axes_slowest_first<N>(src.order());
   for (const InterfaceCopy<N>& c : copies) {
     Block from, to;
-    if (c.src_rank == rank) from = detail::make_block(layout, c.src_patch, Section<N>::from_box(c.src), src_order, s.runs);
-    if (c.dst_rank == rank)
-      to = detail::oriented_block(layout, c.dst_patch, c.dst, mb.sides()[c.side].to_ghost.orientation, src_order, s.runs);
+    if (c.src_rank == rank) from = make_block(src, c.src_patch, Section<N>::from_box(c.src), src_order, s.runs);
+    if (c.dst_rank == rank) to = oriented_block(dst, c.dst_patch, c.dst, orientation_of(c), src_order, s.runs);
     if (c.src_rank == rank && c.dst_rank == rank) {
       s.local_src.push_back(from);
       s.local_dst.push_back(to);
     } else if (c.src_rank == rank) {
-      PeerBlocks& p = detail::peer_entry(s.sends, send_index, c.dst_rank);
+      PeerBlocks& p = peer_entry(s.sends, send_index, c.dst_rank);
       p.blocks.push_back(from);
       p.elements += from.volume;
     } else if (c.dst_rank == rank) {
-      PeerBlocks& p = detail::peer_entry(s.receives, receive_index, c.src_rank);
+      PeerBlocks& p = peer_entry(s.receives, receive_index, c.src_rank);
       p.blocks.push_back(to);
       p.elements += to.volume;
     }
@@ -206,6 +207,7 @@ void append_interface_copies(Schedule& s, const std::vector<InterfaceCopy<N>>& c
   std::sort(s.sends.begin(), s.sends.end(), by_peer);
   std::sort(s.receives.begin(), s.receives.end(), by_peer);
 }
+}  // namespace detail
 
 /// The key `multiblock_ghost_schedule` keeps its schedule under.
 template <std::size_t N>
@@ -225,7 +227,8 @@ template <std::size_t N>
   return detail::cached(cache, multiblock_ghost_schedule_key(mb, g, rank), {mb.embedded().hash()}, [&] {
     const auto layout = StorageLayout<N>::make(mb.embedded(), rank, g);
     Schedule s = compile_schedule(halo_plan(mb.embedded(), g, rank), rank, layout, layout, /*disjoint=*/true);
-    append_interface_copies(s, interface_copies(mb, g, rank), mb, layout, rank);  // cells -> ghosts: disjoint too
+    detail::append_oriented_copies(s, interface_copies(mb, g, rank), layout, layout, rank,  // cells -> ghosts: disjoint
+                                   [&](const InterfaceCopy<N>& c) { return mb.sides()[c.side].to_ghost.orientation; });
     return s;
   });
 }
