@@ -141,6 +141,7 @@ template <std::size_t N>
 void random_multiblock_cases(std::uint64_t seed, int cases, index_t max_extent) {
   Communicator comm(MPI_COMM_WORLD);
   std::mt19937_64 rng(seed);
+  long across = 0;  // ghost values the reference takes across an interface (the test must meet many)
   for (int k = 0; k < cases; ++k) {
     const Setup<N> s = random_setup<N>(rng, comm.size(), max_extent, 4);
     auto g = random_ghosts<N>(rng, 3).periodic_along(Periodicity<N>{});
@@ -172,6 +173,7 @@ void random_multiblock_cases(std::uint64_t seed, int cases, index_t max_extent) 
               if (set.find(q)) want = code(block, in_block);
             } else if (const auto v = across_interfaces(mb, block, q)) {
               want = *v;
+              ++across;
             }
           }
           ASSERT_EQ(u.array().storage()[static_cast<std::size_t>(layout_patch.element_offset(q))], want)
@@ -180,6 +182,7 @@ void random_multiblock_cases(std::uint64_t seed, int cases, index_t max_extent) 
       }
     }
   }
+  EXPECT_GT(comm.sum(static_cast<double>(across)), 5.0 * cases);
 }
 
 TEST(MultiblockGhosts, RandomBlocksAndOrientations2D) { random_multiblock_cases<2>(1600, 30, 7); }
@@ -215,6 +218,7 @@ void random_section_moves(std::uint64_t seed, int cases, index_t max_extent) {
   Communicator comm(MPI_COMM_WORLD);
   std::mt19937_64 rng(seed);
   const auto all = all_orientations<N>();
+  double total_moved = 0;  // cells the reference says moved (the test must meet many)
   for (int k = 0; k < cases; ++k) {
     const Setup<N> s = random_setup<N>(rng, comm.size(), max_extent, 0);
     const auto g = random_ghosts<N>(rng, 2).periodic_along(Periodicity<N>{});
@@ -244,6 +248,7 @@ void random_section_moves(std::uint64_t seed, int cases, index_t max_extent) {
       if (same && round == 1) break;           // in place, a second move would read moved values
       copy_section(a, from, dst, to, o);
     }
+    double moved = 0;
     dst.for_each_owned([&](std::size_t blk, const Point<N>& p, double& x) {
       double want = same ? code(blk, p) : kSentinel;
       if (blk == to.block && contains(to.box, p)) {
@@ -255,11 +260,13 @@ void random_section_moves(std::uint64_t seed, int cases, index_t max_extent) {
         }
         Point<N> embedded;
         for (std::size_t d = 0; d < N; ++d) embedded[d] = q[d] + mb.offset(from.block)[d];
-        if (mb.embedded_set().find(embedded)) want = code(from.block, q);
+        if (mb.embedded_set().find(embedded)) want = code(from.block, q), moved += 1;
       }
       EXPECT_EQ(x, want) << "rank " << comm.rank() << " block " << blk << " point " << p;
     });
+    total_moved += moved;
   }
+  EXPECT_GT(comm.sum(total_moved), 2.0 * cases);
 }
 
 TEST(MultiblockSectionMove, RandomBoxesAndOrientations2D) { random_section_moves<2>(1800, 25, 7); }
