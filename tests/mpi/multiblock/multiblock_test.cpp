@@ -303,6 +303,13 @@ TEST(MultiblockBadInput, EveryRankGetsTheSameError) {
                "exceeds the layout's max_ghost_width");
   expect_error([&] { MultiblockArray<double, 2> u(dom, ghosts<2>(1).periodic_along({true, false})); },
                ErrorCode::invalid_argument, "periodic");
+  {  // the embedded domain redistributed behind the layout's back: the update refuses
+    MultiblockDomain<2> moved(comm, good);
+    MultiblockArray<double, 2> u(moved, ghosts<2>(1));
+    const Box<2> all = moved.domain().box();
+    moved.domain().redistribute(Distribution<2>(all, ProcGrid<2>::with_shape(P, {1, P}), {block(), block()}));
+    expect_error([&] { u.update_ghosts(); }, ErrorCode::invalid_argument, "redistributed away");
+  }
   const std::vector<Distribution<2>> other{Distribution<2>(Box<2>({0, 0}, {4, 4}), ProcGrid<2>::with_shape(P + 1, {P + 1, 1}), {block(), block()})};
   expect_error([&] { MultiblockDomain<2> d(comm, MultiblockLayout<2>(other, {})); }, ErrorCode::invalid_argument,
                "the communicator has");
