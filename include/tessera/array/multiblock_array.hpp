@@ -55,7 +55,8 @@ class MultiblockDomain {
   Domain<N> domain_;
 };
 
-/// Values over every block of a multiblock domain, with ghosts (see the file comment).
+/// Values over every block of a multiblock domain, with ghosts (see the file comment). The array
+/// keeps a pointer to its `MultiblockDomain`: the domain object must outlive it and stay in place.
 template <class T, std::size_t N>
 class MultiblockArray {
  public:
