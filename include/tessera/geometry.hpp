@@ -6,6 +6,7 @@
 #include "tessera/geometry/box_index.hpp"
 #include "tessera/geometry/box_iteration.hpp"
 #include "tessera/geometry/box_list.hpp"
+#include "tessera/geometry/orientation.hpp"
 #include "tessera/geometry/periodic.hpp"
 #include "tessera/geometry/point.hpp"
 #include "tessera/geometry/section.hpp"

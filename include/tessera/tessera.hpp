@@ -27,6 +27,7 @@
 #include "tessera/array/dist_array.hpp"
 #include "tessera/array/remap.hpp"
 #include "tessera/array/fused_ghosts.hpp"
+#include "tessera/array/multiblock_array.hpp"
 #include "tessera/array/region_statement.hpp"
 #include "tessera/array/partial_reduce.hpp"
 #include "tessera/array/flood.hpp"

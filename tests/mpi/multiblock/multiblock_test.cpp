@@ -1,0 +1,319 @@
+// Multiblock domains (layout/multiblock.hpp) on 1-5 ranks: random blocks (ordinary distributions of
+// every kind, cyclic ones included, and box sets with holes; processor subsets), random interfaces
+// with random orientations (parts of faces, whole faces, a block glued to itself); every stored
+// value after a ghost update checked against a reference computed point by point from the
+// interfaces' definition (depth beyond one face = depth inside the other, tangential axes laid on
+// by the orientation). Bad input: an Error on every rank.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <optional>
+#include <random>
+#include <vector>
+
+#include "engine_checks.hpp"
+#include "random_box_set.hpp"
+#include "random_multiblock.hpp"
+#include "tessera/tessera.hpp"
+
+namespace tessera {
+namespace {
+
+using namespace tessera::testing;
+
+/// A value naming block b's point p (exact in a double).
+template <std::size_t N>
+double code(std::size_t b, const Point<N>& p) {
+  return static_cast<double>(b) * 1e10 + value_of(p);
+}
+
+/// What a ghost cell q (embedded) of a patch of block `block` must hold, from the interfaces'
+/// definition, or nullopt if no interface reaches it.
+template <std::size_t N>
+std::optional<double> across_interfaces(const MultiblockLayout<N>& mb, std::size_t block, const Point<N>& q) {
+  const Box<N> box = mb.block_box(block);
+  Point<N> p;  // q in block coordinates
+  for (std::size_t d = 0; d < N; ++d) p[d] = q[d] - mb.offset(block)[d];
+  std::size_t axis = N, outside = 0;
+  for (std::size_t d = 0; d < N; ++d)
+    if (p[d] < box.lo[d] || p[d] >= box.hi[d]) ++outside, axis = d;
+  if (outside != 1) return std::nullopt;  // block corners and edges: faces only
+  const bool upper = p[axis] >= box.hi[axis];
+  const index_t depth = upper ? p[axis] - box.hi[axis] + 1 : box.lo[axis] - p[axis];
+  for (const auto& in : mb.interfaces())
+    for (int end = 0; end < 2; ++end) {
+      const BlockFace<N>& here = end == 0 ? in.a : in.b;
+      const BlockFace<N>& there = end == 0 ? in.b : in.a;
+      if (here.block != block || here.axis != axis || here.upper != upper) continue;
+      const Orientation<N> o = end == 0 ? in.orientation : in.orientation.inverse();  // there -> here
+      const Box<N> ch = here.cells.empty() ? whole_face(box, axis, upper) : here.cells;
+      const Box<N>& other = mb.block_box(there.block);
+      const Box<N> ct = there.cells.empty() ? whole_face(other, there.axis, there.upper) : there.cells;
+      bool on_face = true;
+      for (std::size_t d = 0; d < N; ++d)
+        if (d != axis) on_face = on_face && p[d] >= ch.lo[d] && p[d] < ch.hi[d];
+      if (!on_face) continue;
+      Point<N> src;
+      src[there.axis] = there.upper ? other.hi[there.axis] - depth : other.lo[there.axis] + depth - 1;
+      for (std::size_t d = 0; d < N; ++d) {
+        if (d == axis) continue;
+        const std::size_t e = o.source_axis(d);
+        const index_t along = p[d] - ch.lo[d];
+        src[e] = o.flipped(d) ? ct.hi[e] - 1 - along : ct.lo[e] + along;
+      }
+      if (!contains(other, src)) return std::nullopt;  // beyond a block thinner than the ghosts
+      Point<N> embedded;
+      for (std::size_t d = 0; d < N; ++d) embedded[d] = src[d] + mb.offset(there.block)[d];
+      if (!mb.embedded_set().find(embedded)) return std::nullopt;  // a hole of a box-set block
+      return code(there.block, src);
+    }
+  return std::nullopt;
+}
+
+/// Checks every value `u` stores (owned and ghost, every patch) against the reference after a
+/// ghost update of cells holding `code`; returns how many ghosts the reference took across an
+/// interface.
+template <std::size_t N>
+long check_every_stored_value(const Communicator& comm, const MultiblockArray<double, N>& u) {
+  const MultiblockLayout<N>& mb = u.domain().layout();
+  const GhostSpec<N>& g = u.ghosts();
+  const auto& set = mb.embedded_set();
+  long across = 0;
+  std::size_t patch = 0;
+  for (const auto& layout_patch : u.array().layout().patches()) {
+    const std::size_t block = u.block_of_patch(patch++);
+    const Box<N> owned = layout_patch.owned_box();
+    for_each_point(grow(owned, g.lower, g.upper), [&](const Point<N>& q) {
+      double want = kSentinel;
+      Point<N> in_block;
+      for (std::size_t d = 0; d < N; ++d) in_block[d] = q[d] - mb.offset(block)[d];
+      if (contains(owned, q)) {
+        want = code(block, in_block);
+      } else if (in_requested_ghost(owned, g, q)) {
+        if (contains(mb.embedded_box(block), q)) {
+          if (set.find(q)) want = code(block, in_block);
+        } else if (const auto v = across_interfaces(mb, block, q)) {
+          want = *v;
+          ++across;
+        }
+      }
+      ASSERT_EQ(u.array().storage()[static_cast<std::size_t>(layout_patch.element_offset(q))], want)
+          << "rank " << comm.rank() << " block " << block << " point " << in_block;
+    });
+  }
+  return across;
+}
+
+/// Fills owned cells with `code`, everything else with the sentinel, updates twice (the second
+/// through the kept mover) and checks every stored value after each; returns the interface ghosts met.
+template <std::size_t N>
+long update_and_check(const Communicator& comm, MultiblockArray<double, N>& u) {
+  std::fill(u.array().storage().begin(), u.array().storage().end(), kSentinel);
+  u.for_each_owned([](std::size_t b, const Point<N>& p, double& x) { x = code(b, p); });
+  long across = 0;
+  for (int round = 0; round < 2; ++round) {
+    u.update_ghosts();
+    across = check_every_stored_value(comm, u);
+  }
+  return across;
+}
+
+template <std::size_t N>
+void random_multiblock_cases(std::uint64_t seed, int cases, index_t max_extent) {
+  Communicator comm(MPI_COMM_WORLD);
+  std::mt19937_64 rng(seed);
+  long across = 0;  // ghost values the reference takes across an interface (the test must meet many)
+  for (int k = 0; k < cases; ++k) {
+    const MultiblockSetup<N> s = random_setup<N>(rng, comm.size(), max_extent, 4);
+    auto g = random_ghosts<N>(rng, 3).periodic_along(Periodicity<N>{});
+    SCOPED_TRACE(::testing::Message() << "case " << k << ", " << s.blocks.size() << " blocks, "
+                                      << s.interfaces.size() << " interfaces, " << g);
+    MultiblockDomain<N> dom(comm, MultiblockLayout<N>(s.blocks, s.interfaces, 3));
+    MultiblockArray<double, N> u(dom, g);
+    across += update_and_check(comm, u);
+  }
+  EXPECT_GT(comm.sum(static_cast<double>(across)), 5.0 * cases);
+}
+
+TEST(MultiblockGhosts, RandomBlocksAndOrientations2D) { random_multiblock_cases<2>(1600, 30, 7); }
+TEST(MultiblockGhosts, RandomBlocksAndOrientations3D) { random_multiblock_cases<3>(1700, 14, 5); }
+
+/// Runs `make` on every rank and expects an Error with `code` whose message contains `words`.
+template <class Make>
+void expect_error(Make&& make, ErrorCode code, const std::string& words) {
+  try {
+    make();
+    ADD_FAILURE() << "no error; expected one saying '" << words << "'";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+/// A random box inside `box` with the given extents (each at most box's).
+template <std::size_t N>
+Box<N> place(std::mt19937_64& rng, const Box<N>& box, const Point<N>& extents) {
+  Box<N> out;
+  for (std::size_t d = 0; d < N; ++d) {
+    out.lo[d] = box.lo[d] + static_cast<index_t>(rng() % static_cast<std::uint64_t>(extent(box, d) - extents[d] + 1));
+    out.hi[d] = out.lo[d] + extents[d];
+  }
+  return out;
+}
+
+/// PARTI's regular section move between blocks: random boxes, random orientations, into another
+/// array or within the same one (every read before any write); every stored value checked.
+template <std::size_t N>
+void random_section_moves(std::uint64_t seed, int cases, index_t max_extent) {
+  Communicator comm(MPI_COMM_WORLD);
+  std::mt19937_64 rng(seed);
+  const auto all = all_orientations<N>();
+  double total_moved = 0;  // cells the reference says moved (the test must meet many)
+  for (int k = 0; k < cases; ++k) {
+    const MultiblockSetup<N> s = random_setup<N>(rng, comm.size(), max_extent, 0);
+    const auto g = random_ghosts<N>(rng, 2).periodic_along(Periodicity<N>{});
+    MultiblockDomain<N> dom(comm, MultiblockLayout<N>(s.blocks, {}, 2));
+    const MultiblockLayout<N>& mb = dom.layout();
+    const Orientation<N> o = all[rng() % all.size()];
+    BlockSection<N> from{rng() % s.blocks.size(), {}}, to{rng() % s.blocks.size(), {}};
+    const Box<N>& fb = mb.block_box(from.block);
+    const Box<N>& tb = mb.block_box(to.block);
+    Point<N> size;  // of the destination box, each axis fitting both blocks
+    for (std::size_t d = 0; d < N; ++d) {
+      const index_t room = std::min(extent(tb, d), extent(fb, o.source_axis(d)));
+      size[d] = 1 + static_cast<index_t>(rng() % static_cast<std::uint64_t>(room));
+    }
+    to.box = place(rng, tb, size);
+    Point<N> source_size;
+    for (std::size_t d = 0; d < N; ++d) source_size[o.source_axis(d)] = size[d];
+    from.box = place(rng, fb, source_size);
+    const bool same = rng() % 3 == 0;
+    SCOPED_TRACE(::testing::Message() << "case " << k << ": block " << from.block << " " << from.box << " -> block "
+                                      << to.block << " " << to.box << (same ? " in place" : ""));
+    MultiblockArray<double, N> a(dom, g), b(dom, g);
+    a.for_each_owned([](std::size_t blk, const Point<N>& p, double& x) { x = code(blk, p); });
+    b.for_each_owned([](std::size_t, const Point<N>&, double& x) { x = kSentinel; });
+    MultiblockArray<double, N>& dst = same ? a : b;
+    for (int round = 0; round < 2; ++round) {  // the second through the kept mover (same values again)
+      if (same && round == 1) break;           // in place, a second move would read moved values
+      copy_section(a, from, dst, to, o);
+    }
+    double moved = 0;
+    dst.for_each_owned([&](std::size_t blk, const Point<N>& p, double& x) {
+      double want = same ? code(blk, p) : kSentinel;
+      if (blk == to.block && contains(to.box, p)) {
+        Point<N> q;  // the source point, from the definition
+        for (std::size_t d = 0; d < N; ++d) {
+          const std::size_t e = o.source_axis(d);
+          const index_t along = p[d] - to.box.lo[d];
+          q[e] = o.flipped(d) ? from.box.hi[e] - 1 - along : from.box.lo[e] + along;
+        }
+        Point<N> embedded;
+        for (std::size_t d = 0; d < N; ++d) embedded[d] = q[d] + mb.offset(from.block)[d];
+        if (mb.embedded_set().find(embedded)) want = code(from.block, q), moved += 1;
+      }
+      EXPECT_EQ(x, want) << "rank " << comm.rank() << " block " << blk << " point " << p;
+    });
+    total_moved += moved;
+  }
+  EXPECT_GT(comm.sum(total_moved), 2.0 * cases);
+}
+
+TEST(MultiblockSectionMove, RandomBoxesAndOrientations2D) { random_section_moves<2>(1800, 25, 7); }
+TEST(MultiblockSectionMove, RandomBoxesAndOrientations3D) { random_section_moves<3>(1900, 12, 5); }
+
+TEST(MultiblockSectionMove, BadBoxesAreAnErrorOnEveryRank) {
+  Communicator comm(MPI_COMM_WORLD);
+  const int P = comm.size();
+  const Box<2> box({0, 0}, {4, 6});
+  const Distribution<2> d(box, ProcGrid<2>::with_shape(P, {P, 1}), {block(), block()});
+  MultiblockDomain<2> dom(comm, MultiblockLayout<2>({d, d}, {}));
+  MultiblockArray<double, 2> u(dom, ghosts<2>(1)), w(dom, ghosts<2>(1));
+  const Orientation<2> turn({1, 0}, {false, true});
+  expect_error([&] { copy_section(u, {0, Box<2>({0, 0}, {2, 3})}, w, {1, Box<2>({0, 0}, {2, 3})}, turn); },
+               ErrorCode::invalid_argument, "which the orientation lays onto it");
+  expect_error([&] { copy_section(u, {0, Box<2>({0, 0}, {5, 3})}, w, {1, Box<2>({0, 0}, {5, 3})}); },
+               ErrorCode::out_of_range, "is not inside block 0");
+  expect_error([&] { copy_section(u, {0, box}, w, {2, box}); }, ErrorCode::out_of_range, "names block 2");
+  MultiblockDomain<2> other(comm, MultiblockLayout<2>({d}, {}));
+  MultiblockArray<double, 2> x(other, ghosts<2>(1));
+  expect_error([&] { copy_section(u, {0, box}, x, {0, box}); }, ErrorCode::invalid_argument, "different domains");
+}
+
+// Long rows laid down in reverse order: two 40 x 40 blocks on different ranks glued at their upper
+// faces of axis 0 (the normal flipped), two ghost layers, so each interface message is rows of 40
+// doubles that the receiver lays down with a negative row stride, as an MPI datatype (rows of 256
+// bytes or more travel so); then the same with the tangential axis reversed too (packed rows).
+TEST(MultiblockGhosts, LongReversedRowsArriveInPlace) {
+  Communicator comm(MPI_COMM_WORLD);
+  const int P = comm.size();
+  const Box<2> box({0, 0}, {40, 40});
+  const auto on = [&](int rank) { return Distribution<2>(box, ProcGrid<2>::from_ranks(P, {1, 1}, {rank}), {block(), block()}); };
+  for (bool reverse_rows : {false, true}) {
+    const BlockInterface<2> glue{{0, 0, true, {}}, {1, 0, true, {}}, Orientation<2>({0, 1}, {true, reverse_rows})};
+    MultiblockDomain<2> dom(comm, MultiblockLayout<2>({on(0), on(P - 1)}, {glue}));
+    MultiblockArray<double, 2> u(dom, ghosts<2>(2).faces_only());
+    EXPECT_EQ(comm.sum(static_cast<double>(update_and_check(comm, u))), 2.0 * 2 * 40);
+  }
+}
+
+TEST(MultiblockGhosts, TheScheduleIsBuiltOnceAndKept) {
+  Communicator comm(MPI_COMM_WORLD);
+  const int P = comm.size();
+  const Box<2> box({0, 0}, {6, 6});
+  std::vector<Distribution<2>> blocks{Distribution<2>(box, ProcGrid<2>::with_shape(P, {P, 1}), {block(), block()}),
+                                      Distribution<2>(box, ProcGrid<2>::with_shape(P, {1, P}), {block(), block()})};
+  // b's lower face of axis 0 onto a's upper face of axis 1, a quarter turn with a flip.
+  const BlockInterface<2> glue{{0, 1, true, {}}, {1, 0, false, {}}, Orientation<2>({1, 0}, {true, false})};
+  MultiblockDomain<2> dom(comm, MultiblockLayout<2>(blocks, {glue}));
+  const auto& mb = dom.layout();
+  const auto first = multiblock_ghost_schedule(mb, ghosts<2>(1), comm.rank(), &dom.domain().cache());
+  const auto again = multiblock_ghost_schedule(mb, ghosts<2>(1), comm.rank(), &dom.domain().cache());
+  EXPECT_EQ(first.get(), again.get());
+}
+
+TEST(MultiblockBadInput, EveryRankGetsTheSameError) {
+  Communicator comm(MPI_COMM_WORLD);
+  const int P = comm.size();
+  const auto on = [&](const Box<2>& box) { return Distribution<2>(box, ProcGrid<2>::with_shape(P, {P, 1}), {block(), block()}); };
+  const std::vector<Distribution<2>> blocks{on(Box<2>({0, 0}, {4, 4})), on(Box<2>({0, 0}, {4, 5}))};
+  const Orientation<2> same;  // identity: a's upper face of axis 0 onto b's lower face
+  const auto layout = [&](std::vector<BlockInterface<2>> in) { return MultiblockLayout<2>(blocks, std::move(in)); };
+  expect_error([&] { (void)layout({{{0, 0, true, {}}, {1, 0, false, {}}, same}}); }, ErrorCode::invalid_argument,
+               "differ in size");
+  expect_error([&] { (void)Orientation<2>({1, 1}, {false, false}); }, ErrorCode::invalid_argument,
+               "not a permutation");
+  expect_error([&] { (void)layout({{{0, 0, true, Box<2>({1, 0}, {2, 4})}, {1, 0, false, Box<2>({0, 0}, {1, 4})}, same}}); },
+               ErrorCode::invalid_argument, "not on the upper boundary");
+  expect_error([&] { (void)layout({{{0, 0, true, {}}, {7, 0, false, {}}, same}}); }, ErrorCode::out_of_range,
+               "names block 7");
+  expect_error([&] { (void)layout({{{0, 2, true, {}}, {1, 0, false, {}}, same}}); }, ErrorCode::invalid_argument,
+               "names axis 2");
+  const BlockFace<2> b_part{1, 0, false, Box<2>({0, 0}, {1, 4})};
+  expect_error([&] { (void)layout({{{0, 0, true, {}}, b_part, same}, {{0, 1, false, {}}, {1, 0, false, Box<2>({0, 1}, {1, 5})}, Orientation<2>({1, 0}, {false, true})}}); },
+               ErrorCode::invalid_argument, "overlap");
+  expect_error([&] { (void)layout({{{0, 0, true, {}}, b_part, Orientation<2>({1, 0}, {false, false})}}); },
+               ErrorCode::invalid_argument, "not along b's normal axis");
+  expect_error([&] { (void)layout({{{0, 0, true, {}}, b_part, Orientation<2>({0, 1}, {true, false})}}); },
+               ErrorCode::invalid_argument, "must not be flipped");
+  // Good layouts, bad arrays or communicators.
+  const MultiblockLayout<2> good = layout({{{0, 0, true, {}}, b_part, same}});
+  MultiblockDomain<2> dom(comm, good);
+  expect_error([&] { MultiblockArray<double, 2> u(dom, ghosts<2>(5)); }, ErrorCode::invalid_argument,
+               "exceeds the layout's max_ghost_width");
+  expect_error([&] { MultiblockArray<double, 2> u(dom, ghosts<2>(1).periodic_along({true, false})); },
+               ErrorCode::invalid_argument, "periodic");
+  {  // the embedded domain redistributed behind the layout's back: the update refuses
+    MultiblockDomain<2> moved(comm, good);
+    MultiblockArray<double, 2> u(moved, ghosts<2>(1));
+    const Box<2> all = moved.domain().box();
+    moved.domain().redistribute(Distribution<2>(all, ProcGrid<2>::with_shape(P, {1, P}), {block(), block()}));
+    expect_error([&] { u.update_ghosts(); }, ErrorCode::invalid_argument, "redistributed away");
+  }
+  const std::vector<Distribution<2>> other{Distribution<2>(Box<2>({0, 0}, {4, 4}), ProcGrid<2>::with_shape(P + 1, {P + 1, 1}), {block(), block()})};
+  expect_error([&] { MultiblockDomain<2> d(comm, MultiblockLayout<2>(other, {})); }, ErrorCode::invalid_argument,
+               "the communicator has");
+}
+
+}  // namespace
+}  // namespace tessera

@@ -1,0 +1,103 @@
+// The multiblock schedules' plans over up to 8 simulated ranks, without MPI: every rank computes
+// its interface copies (and section-move copies) alone, and what rank r lists as going to rank q
+// must be exactly, in the same order, what q lists as coming from r; every ghost cell an
+// interface reaches is written once per patch; bad layouts are errors.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "random_multiblock.hpp"
+#include "tessera/plan/multiblock_plan.hpp"
+#include "tessera/plan/multiblock_section_move.hpp"
+
+namespace tessera {
+namespace {
+
+using namespace tessera::testing;
+
+/// The copies between each ordered pair of ranks, as each rank lists them.
+template <std::size_t N>
+using PairLists = std::map<std::tuple<int, int, int>, std::vector<InterfaceCopy<N>>>;  // (lister, src, dst)
+
+template <std::size_t N, class CopiesOf>
+void expect_both_sides_agree(int ranks, CopiesOf&& copies_of) {
+  PairLists<N> lists;
+  for (int r = 0; r < ranks; ++r)
+    for (const auto& c : copies_of(r)) {
+      ASSERT_TRUE(c.src_rank == r || c.dst_rank == r) << "rank " << r << " lists a copy it takes no part in";
+      lists[{r, c.src_rank, c.dst_rank}].push_back(c);
+    }
+  for (int r = 0; r < ranks; ++r)
+    for (int q = 0; q < ranks; ++q) {
+      if (q == r) continue;
+      const auto sent = lists[{r, r, q}], received = lists[{q, r, q}];
+      EXPECT_EQ(sent, received) << "rank " << r << " -> rank " << q;
+    }
+}
+
+template <std::size_t N>
+void interface_plans_agree(std::uint64_t seed, int cases, index_t max_extent) {
+  std::mt19937_64 rng(seed);
+  for (int k = 0; k < cases; ++k) {
+    const int ranks = 2 + static_cast<int>(rng() % 7);
+    const MultiblockSetup<N> s = random_setup<N>(rng, ranks, max_extent, 4);
+    const auto g = random_ghosts<N>(rng, 3).periodic_along(Periodicity<N>{});
+    SCOPED_TRACE(::testing::Message() << "case " << k << ", " << ranks << " ranks, " << g);
+    const MultiblockLayout<N> mb(s.blocks, s.interfaces, 3);
+    expect_both_sides_agree<N>(ranks, [&](int r) { return interface_copies(mb, g, r); });
+    // Each destination cell of a patch is written once, and lies outside its block.
+    for (int r = 0; r < ranks; ++r) {
+      std::set<std::pair<int, std::vector<index_t>>> written;
+      for (const auto& c : interface_copies(mb, g, r)) {
+        if (c.dst_rank != r) continue;
+        EXPECT_EQ(volume(c.src), volume(c.dst));
+        for_each_point(c.dst, [&](const Point<N>& p) {
+          EXPECT_FALSE(contains(mb.embedded_box(mb.sides()[c.side].ghost_block), p));
+          std::vector<index_t> key;
+          for (std::size_t d = 0; d < N; ++d) key.push_back(p[d]);
+          EXPECT_TRUE(written.insert({c.dst_patch, key}).second) << "cell " << p << " written twice";
+        });
+      }
+    }
+  }
+}
+
+TEST(MultiblockPlan, BothSidesOfEveryPairListTheSameInterfaceCopies2D) { interface_plans_agree<2>(500, 40, 8); }
+TEST(MultiblockPlan, BothSidesOfEveryPairListTheSameInterfaceCopies3D) { interface_plans_agree<3>(600, 20, 5); }
+
+TEST(MultiblockPlan, BothSidesOfEveryPairListTheSameSectionMoveCopies) {
+  std::mt19937_64 rng(700);
+  const auto all = all_orientations<2>();
+  for (int k = 0; k < 40; ++k) {
+    const int ranks = 2 + static_cast<int>(rng() % 7);
+    const MultiblockSetup<2> s = random_setup<2>(rng, ranks, 8, 0);
+    const MultiblockLayout<2> mb(s.blocks, {});
+    const Orientation<2> o = all[rng() % all.size()];
+    const BlockSection<2> from{0, mb.block_box(0)};
+    const Box<2>& whole = mb.block_box(0);
+    const BlockSection<2> to{0, Box<2>({whole.lo[0], whole.lo[1]}, {whole.lo[0] + extent(whole, static_cast<std::size_t>(o.perm()[0])),
+                                                                    whole.lo[1] + extent(whole, static_cast<std::size_t>(o.perm()[1]))})};
+    if (!contains(whole, to.box)) continue;  // a non-square block turned does not fit itself
+    SCOPED_TRACE(::testing::Message() << "case " << k << ", " << ranks << " ranks");
+    expect_both_sides_agree<2>(ranks, [&](int r) { return section_move_copies(mb, from, to, o, r); });
+  }
+}
+
+TEST(MultiblockPlan, LayoutsAreValidatedBeforeAnythingIsBuilt) {
+  const Distribution<2> d(Box<2>({0, 0}, {4, 4}), ProcGrid<2>::with_shape(2, {2, 1}), {block(), block()});
+  const Distribution<2> other(Box<2>({0, 0}, {4, 4}), ProcGrid<2>::with_shape(3, {3, 1}), {block(), block()});
+  EXPECT_THROW(MultiblockLayout<2>({}, {}), Error);                // no block
+  EXPECT_THROW(MultiblockLayout<2>({d, other}, {}), Error);        // two communicator sizes
+  EXPECT_THROW(MultiblockLayout<2>({d}, {}, -1), Error);           // a negative gap
+  const BlockInterface<2> self{{0, 0, true, {}}, {0, 0, false, {}}, Orientation<2>()};  // periodic along 0
+  const MultiblockLayout<2> ring({d}, {self});
+  EXPECT_EQ(ring.sides().size(), 2U);
+  EXPECT_THROW(MultiblockLayout<2>({d}, {self, self}), Error);     // the same faces twice
+}
+
+}  // namespace
+}  // namespace tessera
