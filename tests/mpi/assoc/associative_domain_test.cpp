@@ -78,7 +78,9 @@ TYPED_TEST(AssociativeDomainTest, AUserMapThatLeavesRanksEmpty) {
   // Everything on the last rank: every other rank holds nothing, yet asks and inserts.
   AssociativeDomain<TypeParam> dom(comm, KeyMap<TypeParam>("last rank", [](const TypeParam&, int ranks) { return ranks - 1; }));
   random_history(dom, 40);
-  if (comm.rank() != comm.size() - 1) EXPECT_EQ(dom.local_size(), 0u);
+  if (comm.rank() != comm.size() - 1) {
+    EXPECT_EQ(dom.local_size(), 0u);
+  }
 }
 
 TEST(AssociativeDomain, StableHashesOfBuiltInKeysAreFixed) {
