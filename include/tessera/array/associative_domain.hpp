@@ -198,7 +198,7 @@ class AssociativeDomain {
     State(const Communicator& c, KeyMap<Key> m) : comm(&c), map(std::move(m)) {}
     const Communicator* comm;
     KeyMap<Key> map;
-    std::unordered_map<Key, std::size_t, detail::StableHasher<Key>> slot_of;
+    std::unordered_map<Key, std::size_t, detail::LocalKeyHasher<Key>> slot_of;  // slot order, not this, is what iteration follows
     std::vector<Key> keys;                       // slot -> key
     std::vector<detail::ValueColumn*> arrays;    // registration order
   };

@@ -103,20 +103,27 @@ ArrivedBatch<Key> exchange_batch(const Communicator& comm, std::string_view wher
   const std::vector<std::byte> bytes = comm.alltoallv<std::byte>(routed.bytes, routed.byte_counts, &from);
   ArrivedBatch<Key> in;
   in.key_counts.assign(from.size(), 0);
+  // Every key takes at least min_bytes (a string at least its length word): enough room reserved.
+  std::size_t min_bytes = payload_bytes + KeyCodec<Key>::size(Key{});
+  if (min_bytes == 0) min_bytes = 1;
+  in.keys.reserve(bytes.size() / min_bytes);
+  in.payload.resize(bytes.size() / min_bytes * payload_bytes);
+  std::byte* value = in.payload.data();
   const std::byte* p = bytes.data();
   for (std::size_t r = 0; r < from.size(); ++r) {
     const std::byte* end = p + from[r];
     while (p != end) {
-      Key key{};
+      Key& key = in.keys.emplace_back();
       p = KeyCodec<Key>::read(p, key);
       if (payload_bytes != 0) {
-        in.payload.insert(in.payload.end(), p, p + payload_bytes);
+        std::memcpy(value, p, payload_bytes);
+        value += payload_bytes;
         p += payload_bytes;
       }
-      in.keys.push_back(std::move(key));
       ++in.key_counts[r];
     }
   }
+  in.payload.resize(in.keys.size() * payload_bytes);
   if (checked_mode()) {
     std::optional<Error> wrong;
     for (std::size_t k = 0; k < in.keys.size() && !wrong; ++k)

@@ -22,6 +22,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -109,6 +110,11 @@ template <class Key>
 struct StableHasher {
   [[nodiscard]] std::size_t operator()(const Key& key) const { return static_cast<std::size_t>(stable_hash(key)); }
 };
+
+/// The hasher of one rank's own table of keys: `std::hash` where the key has one (nothing that
+/// crosses ranks depends on it, and it is faster on strings), else `StableHasher`.
+template <class Key>
+using LocalKeyHasher = std::conditional_t<std::is_default_constructible_v<std::hash<Key>>, std::hash<Key>, StableHasher<Key>>;
 }  // namespace detail
 
 }  // namespace tessera

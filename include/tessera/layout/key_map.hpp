@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -48,14 +49,18 @@ class KeyMap {
   [[nodiscard]] static KeyMap hashed(std::uint64_t seed)
     requires StablyHashable<Key>
   {
-    KeyMap map(detail::concat("hash(seed ", seed, ")"), [seed](const Key& key, int ranks) {
-      return static_cast<int>(hash_combine(seed, stable_hash(key)) % static_cast<std::uint64_t>(ranks));
-    });
+    KeyMap map(detail::concat("hash(seed ", seed, ")"), [seed](const Key& key, int ranks) { return hashed_owner(seed, key, ranks); });
+    map.seed_ = seed;
     return map;
   }
 
   /// The owner of `key` among `ranks` ranks, as the function gives it (the domain checks the range).
-  [[nodiscard]] int owner(const Key& key, int ranks) const { return (*owner_)(key, ranks); }
+  /// A hash map computes it inline, without the call through `std::function`.
+  [[nodiscard]] int owner(const Key& key, int ranks) const {
+    if constexpr (StablyHashable<Key>)
+      if (seed_) return hashed_owner(*seed_, key, ranks);
+    return (*owner_)(key, ranks);
+  }
 
   /// The map's name.
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
@@ -63,6 +68,11 @@ class KeyMap {
   [[nodiscard]] std::uint64_t hash() const noexcept { return id_; }
 
  private:
+  [[nodiscard]] static int hashed_owner(std::uint64_t seed, const Key& key, int ranks) {
+    return static_cast<int>(hash_combine(seed, stable_hash(key)) % static_cast<std::uint64_t>(ranks));
+  }
+
+  std::optional<std::uint64_t> seed_;  ///< set for the hash maps of `hashed`
   std::string name_;
   std::shared_ptr<const Owner> owner_;
   std::uint64_t id_ = 0;
