@@ -62,6 +62,8 @@ MPI_DRIVERS = [("bench_halo", 2, []), ("bench_halo_ga", 2, []), ("bench_halo_pet
                ("bench_algorithms", 4, []),
                # scans against MPI_Scan / MPI_Exscan of the rank totals
                ("bench_scan", 2, []),
+               # associative batches against a hand-written MPI_Alltoallv hash table
+               ("bench_assoc", 2, []),
                # 4 ranks: a 2x2 grid, so that a flooded panel has a replica per grid column
                ("bench_flood", 4, [])]
 # The TCP pass of `make bench`: halo and redistribution at moderate sizes, so that the whole of

@@ -110,6 +110,7 @@ class Episode {
         {"region-statement", 4, &Episode::region_statement},
         {"boxset-holes", 3, &Episode::box_set_with_holes},
         {"flood", 3, &Episode::flood_slice},
+        {"associative", 3, &Episode::associative},
     };
     return kinds;
   }
@@ -471,6 +472,39 @@ class Episode {
     c_.tally.compare(f.max(), highest, [] { return std::string("max of u flooded"); });
     copy_section(f, fbox, *w_, slice.lo);
     for_each_point(slice, [&](const Point<N>& p) { sw_[p] = su_[p]; });
+  }
+
+  // Chapel's associative domain over u's values, keyed by row-major position: every rank inserts
+  // the keys of the points it holds with u's values (replicas send equal values), then lookups of
+  // random present and absent keys and a max-reduction are checked against the shadow, before and
+  // after a redistribution to a hash map with a random seed (the values must follow their keys).
+  void associative() {
+    const auto position = [&](const Point<N>& p) {
+      std::int64_t k = 0;
+      for (std::size_t d = 0; d < N; ++d) k = k * extent(box_, d) + (p[d] - box_.lo[d]);
+      return k;
+    };
+    AssociativeDomain<std::int64_t> keys(c_.comm);
+    AssociativeArray<std::int64_t, double> values(keys);
+    std::vector<std::int64_t> mine;
+    std::vector<double> held;
+    u_->for_each_owned([&](const Point<N>& p, const double& x) { mine.push_back(position(p)), held.push_back(x); });
+    values.update(mine, held, ReplaceValue{}, MissingKeys::insert);
+    const auto volume = static_cast<std::int64_t>(su_.values.size());
+    constexpr double absent = -1e300;
+    for (int pass = 0; pass < 2; ++pass) {
+      std::vector<std::int64_t> asked(static_cast<std::size_t>(c_.rng() % 24));
+      for (std::int64_t& k : asked) k = static_cast<std::int64_t>(c_.rng() % static_cast<std::uint64_t>(volume + 8));
+      const std::vector<double> got = values.lookup(asked, absent);
+      for (std::size_t i = 0; i < asked.size(); ++i)
+        c_.tally.compare(got[i], asked[i] < volume ? su_.values[static_cast<std::size_t>(asked[i])] : absent,
+                         [&] { return "associative lookup of position " + std::to_string(asked[i]); });
+      c_.tally.compare(static_cast<double>(keys.size()), static_cast<double>(volume), [] { return std::string("associative size"); });
+      c_.tally.compare(values.reduce([](double a, double b) { return std::max(a, b); }, absent),
+                       *std::max_element(su_.values.begin(), su_.values.end()),
+                       [] { return std::string("associative max"); });
+      keys.redistribute(KeyMap<std::int64_t>::hashed(c_.rng()));
+    }
   }
 
   // ZPL's [R] w := u - u@s: a ghost update of u, then a region statement over a random region R

@@ -5,6 +5,7 @@
 /// such promise, so tessera never uses it for anything that crosses a process boundary.
 
 #include <cstdint>
+#include <string_view>
 
 namespace tessera {
 
@@ -17,6 +18,15 @@ namespace tessera {
   x *= 0x94d049bb133111ebULL;
   x ^= x >> 31;
   return x;
+}
+
+/// A stable hash of text or bytes (FNV-1a, then finalised with the length): the same on every
+/// rank and build. Keys of associative domains (core/key_hash.hpp) and checked mode's call
+/// names hash through it.
+[[nodiscard]] constexpr std::uint64_t hash_text(std::string_view text) noexcept {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  return hash_combine(h, text.size());
 }
 
 }  // namespace tessera

@@ -61,13 +61,6 @@ void set_checked_mode(bool on) noexcept;
 
 namespace detail {
 
-/// A stable hash of text (FNV-1a, then finalised), the same on every rank and build.
-[[nodiscard]] constexpr std::uint64_t hash_text(std::string_view text) noexcept {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-  return hash_combine(h, text.size());
-}
-
 /// One argument's contribution to a call's hash: integers and enums by value, doubles by their
 /// bits, objects with a `hash()` member (distributions, ghost specs) through it, ranges element by
 /// element, and anything else through `hash_value` (points, boxes).
