@@ -31,6 +31,7 @@
 #include "tessera/array/partial_reduce.hpp"
 #include "tessera/array/flood.hpp"
 #include "tessera/array/scan.hpp"
+#include "tessera/array/sparse_array.hpp"
 #include "tessera/scalapack/descriptor.hpp"
 #include "tessera/balance/availability.hpp"
 #include "tessera/balance/balancer.hpp"
