@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
   tessera::Environment env(argc, argv);
   const tessera::Communicator& world = env.world();
   CLI::App app{"Sparse matrix-vector product: tessera (SparseDomain + PointFetch) against hand-written MPI"};
-  std::vector<index_t> sizes{index_t{1} << 12, index_t{1} << 16, index_t{1} << 20};
+  std::vector<index_t> sizes{index_t{1} << 12, index_t{1} << 16, index_t{1} << 19};
   int extra = 4, reps = 0, warmup = 3;
   std::string json;
   app.add_option("--sizes", sizes, "rows of the matrix")->delimiter(',')->check(CLI::Range(index_t{2}, index_t{1} << 26));

@@ -358,25 +358,34 @@ void SparseDomain<N>::State::stage(const Distribution<N>&, const Distribution<N>
   SparseIndexSet<N> next = SparseIndexSet<N>::from_entries(entries);
   std::vector<std::size_t> placement(in.size());
   for (std::size_t k = 0; k < in.size(); ++k) placement[k] = *next.find(entries[k].offset);
-  std::size_t staged_arrays = 0;
+  // Every rank runs every exchange; a rank whose packing or staging fails (allocation) sends
+  // nothing more and stages nothing, and the agreement at the end makes it every rank's Error.
+  std::optional<Error> failed;
   try {
-    for (; staged_arrays < arrays.size(); ++staged_arrays) {
-      detail::SparseValues* a = arrays[staged_arrays];
+    for (detail::SparseValues* a : arrays) {
       if (mode == Redistribution::destructive) {
-        a->stage_bytes({}, {}, next.size());
+        detail::capture_failure(failed, comm, where, next.size() * a->element_size(), "the new sparse values",
+                                [&] { a->stage_bytes({}, {}, next.size()); });
         continue;
       }
       const std::size_t es = a->element_size();
       std::vector<std::byte> bytes;
-      bytes.reserve(order.size() * es);
-      a->pack(order, bytes);
-      std::vector<int> byte_counts(counts.size());
-      for (std::size_t r = 0; r < counts.size(); ++r) byte_counts[r] = counts[r] * static_cast<int>(es);
+      std::vector<int> byte_counts(counts.size(), 0);
+      detail::capture_failure(failed, comm, where, order.size() * es, "the sparse values to send", [&] {
+        a->pack(order, bytes);
+        for (std::size_t r = 0; r < counts.size(); ++r) byte_counts[r] = counts[r] * static_cast<int>(es);
+      });
+      if (failed) byte_counts.assign(counts.size(), 0), bytes.clear();
       const auto arrived = comm.alltoallv<std::byte>(bytes, byte_counts);
-      a->stage_bytes(arrived, placement, next.size());
+      if (!failed && arrived.size() == placement.size() * es)
+        detail::capture_failure(failed, comm, where, next.size() * es, "the new sparse values",
+                                [&] { a->stage_bytes(arrived, placement, next.size()); });
+      else if (!failed)
+        failed = Error(ErrorCode::out_of_memory, detail::concat(where, ": a peer could not send its sparse values"));
     }
+    comm.agree(failed);
   } catch (...) {
-    for (std::size_t i = 0; i < staged_arrays; ++i) arrays[i]->discard();
+    for (detail::SparseValues* a : arrays) a->discard();
     throw;
   }
   staged = std::move(next);

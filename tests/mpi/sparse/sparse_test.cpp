@@ -144,7 +144,9 @@ void check_sparse(const Communicator& comm, const Distribution<N>& dist, const s
       it = detail::owner_or_none(next[i], it->first) < 0 ? ref.erase(it) : std::next(it);
     expect_matches(a, ref, name + " after following the parent to step " + std::to_string(i));
     dense.for_each_owned([&](const Point<N>& p, const double& v) {
-      if (contains(kept, p)) EXPECT_EQ(v, value_of(p)) << name;
+      if (contains(kept, p)) {
+        EXPECT_EQ(v, value_of(p)) << name;
+      }
     });
   }
 }
