@@ -65,7 +65,9 @@ MPI_DRIVERS = [("bench_halo", 2, []), ("bench_halo_ga", 2, []), ("bench_halo_pet
                # associative batches against a hand-written MPI_Alltoallv hash table
                ("bench_assoc", 2, []),
                # 4 ranks: a 2x2 grid, so that a flooded panel has a replica per grid column
-               ("bench_flood", 4, [])]
+               ("bench_flood", 4, []),
+               # sparse matrix-vector product against a hand-written MPI inspector and exchange
+               ("bench_sparse_matvec", 2, [])]
 # The TCP pass of `make bench`: halo and redistribution at moderate sizes, so that the whole of
 # `make bench` stays under 10 minutes on 2 cores.
 TCP_DRIVERS = [("bench_halo", 2, ["--sizes", "1024,4096", "--sizes-3d", "64,128", "--nonperiodic", "4096",

@@ -34,6 +34,7 @@
 #include "tessera/array/scan.hpp"
 #include "tessera/array/regrid.hpp"
 #include "tessera/array/associative_array.hpp"
+#include "tessera/array/sparse_array.hpp"
 #include "tessera/scalapack/descriptor.hpp"
 #include "tessera/balance/availability.hpp"
 #include "tessera/balance/balancer.hpp"

@@ -111,6 +111,7 @@ class Episode {
         {"boxset-holes", 3, &Episode::box_set_with_holes},
         {"flood", 3, &Episode::flood_slice},
         {"associative", 3, &Episode::associative},
+        {"sparse-follow", 3, &Episode::sparse_follow},
     };
     return kinds;
   }
@@ -139,6 +140,39 @@ class Episode {
   }
 
   void redistribute() { dom_->redistribute(any_distribution(box_, ghosts_), preserve()); }
+
+  // A sparse subdomain of random points of the domain (every rank names its own batch), its values
+  // u's there; the domain moves to another distribution and the indices and values must follow
+  // (array/sparse_domain.hpp): every held value equals the shadow's, and none is lost or doubled.
+  void sparse_follow() {
+    std::vector<Point<N>> all, mine;
+    for (int k = 0; k < 16; ++k) {
+      Point<N> p;
+      for (std::size_t d = 0; d < N; ++d)
+        p[d] = box_.lo[d] + static_cast<index_t>(c_.rng() % static_cast<std::uint64_t>(extent(box_, d)));
+      if (detail::owner_or_none(dom_->distribution(), p) < 0) continue;  // a hole of a box set
+      all.push_back(p);
+      if (k % c_.comm.size() == c_.comm.rank()) mine.push_back(p);
+    }
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    SparseDomain<N> s(*dom_, mine);
+    SparseArray<double, N> a(s);
+    a.for_each([&](const Point<N>& p, double& v) { v = u_->at(p); });
+    dom_->redistribute(any_distribution(box_, ghosts_), preserve());
+    std::size_t held = 0;
+    a.for_each([&](const Point<N>& p, const double& v) {
+      held += detail::owner_or_none(dom_->distribution(), p) == c_.comm.rank() ? 1 : 0;
+      c_.tally.compare(v, su_[p], [] { return std::string("sparse value after the domain moved"); });
+    });
+    c_.tally.compare(static_cast<double>(held), static_cast<double>(a.values().size()),
+                     [] { return std::string("sparse indices held by their owners"); });
+    const auto kept = std::count_if(all.begin(), all.end(), [&](const Point<N>& p) {
+      return detail::owner_or_none(dom_->distribution(), p) >= 0;  // the new distribution's holes drop indices
+    });
+    c_.tally.compare(static_cast<double>(s.size()), static_cast<double>(kept),
+                     [] { return std::string("sparse indices after the domain moved"); });
+  }
 
   void redistribute_destructive() {
     dom_->redistribute(any_distribution(box_, ghosts_), Redistribution::destructive);

@@ -61,6 +61,27 @@ template <class T, std::size_t N>
   requires(N >= 1)
 class DistArray;
 
+namespace detail {
+
+/// Something over a domain, besides its dense arrays, that must move when the domain changes its
+/// distribution: a sparse subdomain and its arrays (array/sparse_domain.hpp). `redistribute` and
+/// `migrate` stage every follower before the dense arrays move and commit them after, or discard
+/// them if anything fails, so followers and arrays change together or not at all.
+template <std::size_t N>
+class DomainFollower {
+ public:
+  virtual ~DomainFollower() = default;
+  /// Collective: prepares the follower's state under `to` beside the current one. Throws the same
+  /// `Error` on every rank (then nothing is staged anywhere).
+  virtual void stage(const Distribution<N>& from, const Distribution<N>& to, Redistribution mode) = 0;
+  /// Makes the staged state current (after the dense arrays moved).
+  virtual void commit() noexcept = 0;
+  /// Drops the staged state.
+  virtual void discard() noexcept = 0;
+};
+
+}  // namespace detail
+
 
 /// A global box, its distribution over a communicator, an exchange cache, and the arrays declared
 /// over it. Cheap to copy: copies share one state.
@@ -130,11 +151,13 @@ class Domain {
     const int rank = comm().rank();
     const Box<N> common = intersect(distribution().domain(), to.domain());
     const bool move = mode == Redistribution::preserve && !common.empty();
-    relayout(where, to, false, [](Relayout&) {}, [&](State& s, Relayout& r) {
-      // Arrays with equal ghost specs get the same schedule from the cache.
-      const GhostSpec<N>& g = r.storage->ghosts();
-      if (move)
-        r.schedule = section_move_schedule(s.dist, g, common, to, g, common, MotionPlan<N>::identity(), rank, &s.cache);
+    with_followers(to, mode, [&] {
+      relayout(where, to, false, [](Relayout&) {}, [&](State& s, Relayout& r) {
+        // Arrays with equal ghost specs get the same schedule from the cache.
+        const GhostSpec<N>& g = r.storage->ghosts();
+        if (move)
+          r.schedule = section_move_schedule(s.dist, g, common, to, g, common, MotionPlan<N>::identity(), rank, &s.cache);
+      });
     });
   }
 
@@ -168,7 +191,24 @@ class Domain {
                                    "(use redistribute)"));
     check_target(where, to);
     const double started = Communicator::wtime();
-    const int rank = s.comm->rank();
+    with_followers(to, Redistribution::preserve, [&] { migrate_arrays(where, to); });
+    return s.comm->max(Communicator::wtime() - started);
+  }
+
+  /// For array-layer objects that follow the domain (a sparse subdomain): registers `f`, whose
+  /// `stage`/`commit`/`discard` every later `redistribute` and `migrate` call. `f` must detach
+  /// itself before it dies. Not collective, but attach alike on every rank.
+  void attach_follower(detail::DomainFollower<N>* f) const { state_->followers.push_back(f); }
+  /// Unregisters `f`.
+  void detach_follower(const detail::DomainFollower<N>* f) const noexcept {
+    auto& v = state_->followers;
+    v.erase(std::remove(v.begin(), v.end(), f), v.end());
+  }
+
+ private:
+  // The dense part of migrate: per array in place or into new storage.
+  void migrate_arrays(const char* where, const Distribution<N>& to) {
+    const int rank = state_->comm->rank();
     relayout(
         where, to, true,
         // Per array, in place or into new storage. The choice is local (it changes only the copies
@@ -184,8 +224,25 @@ class Domain {
             r.schedule = redistribution_schedule(st.dist, g, to, g, rank, &st.cache);
           }
         });
-    return s.comm->max(Communicator::wtime() - started);
   }
+
+  // Stages every follower (in registration order) under `to`, runs `move_arrays`, then commits
+  // the followers; any exception discards what was staged (see DomainFollower).
+  template <class MoveArrays>
+  void with_followers(const Distribution<N>& to, Redistribution mode, MoveArrays&& move_arrays) {
+    const std::vector<detail::DomainFollower<N>*> followers = state_->followers;
+    std::size_t staged = 0;
+    try {
+      for (; staged < followers.size(); ++staged) followers[staged]->stage(state_->dist, to, mode);
+      move_arrays();
+    } catch (...) {
+      for (std::size_t i = 0; i < staged; ++i) followers[i]->discard();
+      throw;
+    }
+    for (auto* f : followers) f->commit();
+  }
+
+ public:
 
   /// Rows to spare on each side of a rank's part along the outermost axis when a migration
   /// allocates new storage, as a fraction of an even share of that axis (D3-ARC's spare rows).
@@ -214,6 +271,7 @@ class Domain {
     ExchangeCache cache;
     double spare_fraction = 0.25;
     std::vector<Storage<N>*> arrays;  // in declaration order: the order movers take tags
+    std::vector<detail::DomainFollower<N>*> followers;  // sparse subdomains, in declaration order
   };
 
   // One array's part of a change of distribution: its new layout, where that goes (a new buffer
