@@ -109,6 +109,7 @@ class Episode {
         {"partial-reduce", 3, &Episode::partial_reduce},
         {"region-statement", 4, &Episode::region_statement},
         {"boxset-holes", 3, &Episode::box_set_with_holes},
+        {"boxset-step", 3, &Episode::box_step},
         {"flood", 3, &Episode::flood_slice},
         {"associative", 3, &Episode::associative},
         {"sparse-follow", 3, &Episode::sparse_follow},
@@ -575,9 +576,28 @@ class Episode {
     });
   }
 
+  // An incremental box step (balance/box_balance.hpp): onto a box set tiling the box unless the
+  // domain is on one, random weights per box, a knapsack target and a random Δ; the domain moves
+  // to the step's owners (every value checked after the operation), and the step must not add
+  // excess load.
+  void box_step() {
+    if (dom_->distribution().box_set() == nullptr)
+      dom_->redistribute(random_box_set<N>(c_.rng, box_, c_.comm.size(), false).distribution, preserve());
+    const BoxSet<N> current = *dom_->distribution().box_set();
+    const int ranks = c_.comm.size();
+    std::vector<double> weights;
+    for (const Box<N>& b : current.boxes()) weights.push_back(static_cast<double>(volume(b) * (1 + c_.rng() % 4)));
+    const auto target = assign_knapsack<N>(current.boxes(), ranks, weights);
+    const auto step = incremental_box_step<N>(current.boxes(), current.owners(), target, ranks, any_delta(), weights);
+    if (step.excess_after > step.excess_before * (1 + 1e-12) + 1e-9)
+      c_.tally.fail("an incremental box step added excess load");
+    dom_->redistribute(Distribution<N>::from_box_set(BoxSet<N>(current.domain(), current.boxes(), step.owners, ranks)),
+                       preserve());
+  }
+
   // A round trip through a box set with holes: u and w move onto it (what they held over the
   // holes is dropped: no rank stores it), the stored values, a ghost update (ghosts over holes
-  // left alone) and a max over the stored cells are checked there, then both move back onto an
+  // left alone, or set by a holes rule half the time) and a max over the stored cells are checked there, then both move back onto an
   // ordinary distribution, or (a third of the time) are saved and loaded into one: either way the
   // holes come back as 0 (T{} for a redistribution, HDF5's fill value for a checkpoint).
   void box_set_with_holes() {
@@ -594,8 +614,15 @@ class Episode {
     }
     check_owned("u on a box set with holes", *u_, su_, c_.tally, MPI_COMM_WORLD, holed.stored_count);
     check_owned("w on a box set with holes", *w_, sw_, c_.tally, MPI_COMM_WORLD, holed.stored_count);
+    // Half the time a holes rule (docs/box-sets.md) sets the ghosts over holes to a constant.
+    std::optional<double> hole_value;
+    if (c_.rng() % 2 == 0) {
+      hole_value = -1.0 - static_cast<double>(c_.rng() % 100);
+      u_->set_boundary(BoundaryRules<double, N>().holes(boundary::constant(*hole_value)));
+    }
     u_->update_ghosts();
-    check_ghosts("u on a box set with holes", *u_, su_, c_.tally, &holed.stored);
+    check_ghosts("u on a box set with holes", *u_, su_, c_.tally, &holed.stored, hole_value);
+    if (hole_value) u_->set_boundary({});
     c_.tally.compare(u_->max(), highest, [] { return std::string("u.max() over a box set with holes"); });
     if (c_.rng() % 3 == 0)
       checkpoint_restart();

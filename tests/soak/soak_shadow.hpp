@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <sstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -123,16 +124,22 @@ void check_owned(const char* name, const DistArray<double, N>& a, const Shadow<N
 
 /// Every ghost element the spec asks to fill against the shadow value of the point it mirrors.
 /// `stored`, if given, marks with 1 the indices some box of a box set with holes holds: a ghost
-/// over a hole is left alone by the update, so it is not checked.
+/// over a hole is left alone by the update, so it is not checked, unless `hole_value` is given
+/// (the array's holes rule is that constant).
 template <std::size_t N>
 void check_ghosts(const char* name, const DistArray<double, N>& a, const Shadow<N>& s, Tally& tally,
-                  const Shadow<N>* stored = nullptr) {
+                  const Shadow<N>* stored = nullptr, std::optional<double> hole_value = std::nullopt) {
   const GhostSpec<N>& g = a.ghosts();
   testing::for_each_stored(a.layout(), [&](const PatchLayout<N>& patch, const Point<N>& q, index_t offset, bool owned) {
     if (owned || !testing::in_requested_ghost(patch.owned_box(), g, q)) return;
     const auto mirrored = testing::wrap_point(s.box, g.periodic, q);
     if (!mirrored) return;  // outside a non-periodic boundary: the program's to fill
-    if (stored && (*stored)[*mirrored] == 0.0) return;  // over a hole
+    if (stored && (*stored)[*mirrored] == 0.0) {  // over a hole
+      if (hole_value)
+        tally.compare(a.storage()[static_cast<std::size_t>(offset)], *hole_value,
+                      [&] { return describe(name, q) + " (ghost over a hole, holes rule)"; });
+      return;
+    }
     tally.compare(a.storage()[static_cast<std::size_t>(offset)], s[*mirrored],
                   [&] { return describe(name, q) + " (ghost)"; });
   });
