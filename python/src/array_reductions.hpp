@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <complex>
 #include <limits>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -17,20 +18,38 @@
 namespace tessera_python {
 namespace detail {
 
-/// ZPL's partial reduction `op<< [axis]` of `a` by name: sum, prod, min, max (the last two for
-/// ordered types); row-major over the box without `axis`.
+/// Calls `f(identity, fold)` with the fold named `op` on T: sum, prod (wrapping on integers), min,
+/// max (the last two for ordered types); `Error(invalid_argument)` naming `where` otherwise.
+template <class T, class F>
+decltype(auto) with_named_fold(const char* where, const std::string& op, F&& f) {
+  constexpr bool ordered = !std::is_same_v<T, std::complex<double>>;
+  if (op == "sum") return f(T{}, tessera::WrappingPlus{});
+  if (op == "prod") return f(T{1}, tessera::WrappingMultiplies{});
+  if constexpr (ordered) {
+    if (op == "min") return f(std::numeric_limits<T>::max(), [](T x, T y) { return std::min(x, y); });
+    if (op == "max") return f(std::numeric_limits<T>::lowest(), [](T x, T y) { return std::max(x, y); });
+  }
+  tessera::fail_argument(where, "op", op,
+                         ordered ? "must be sum, prod, min or max" : "must be sum or prod (complex is not ordered)");
+}
+
+/// ZPL's partial reduction `op<< [axis]` of `a` by name; row-major over the box without `axis`.
 template <class T, std::size_t N>
 std::vector<T> fold_along(const PyArray<T, N>& a, std::size_t axis, const std::string& op) {
-  constexpr bool ordered = !std::is_same_v<T, std::complex<double>>;
-  if (op == "sum") return a.array.reduce_along(axis, T{}, tessera::WrappingPlus{});
-  if (op == "prod") return a.array.reduce_along(axis, T{1}, tessera::WrappingMultiplies{});
-  if constexpr (ordered) {
-    if (op == "min") return a.array.reduce_along(axis, std::numeric_limits<T>::max(), [](T x, T y) { return std::min(x, y); });
-    if (op == "max")
-      return a.array.reduce_along(axis, std::numeric_limits<T>::lowest(), [](T x, T y) { return std::max(x, y); });
+  return with_named_fold<T>("DistArray.reduce_along", op, [&](const T& identity, auto fold) {
+    return a.array.reduce_along(axis, identity, fold);
+  });
+}
+
+/// Axes from Python integers (a negative one is `Error(invalid_argument)` naming `where`, as the
+/// C++ call gives for one past the last axis).
+inline std::vector<std::size_t> axes_of(const std::vector<long long>& axes, const char* where) {
+  std::vector<std::size_t> out;
+  for (const long long a : axes) {
+    if (a < 0) tessera::fail_argument(where, "axes", a, "is not an axis (axes count from 0)");
+    out.push_back(static_cast<std::size_t>(a));
   }
-  tessera::fail_argument("DistArray.reduce_along", "op", op,
-                         ordered ? "must be sum, prod, min or max" : "must be sum or prod (complex is not ordered)");
+  return out;
 }
 
 /// The folded values as a NumPy array shaped as the box of `a` without `axis`.
@@ -47,6 +66,25 @@ pybind11::array_t<T> along_image(const PyArray<T, N>& a, std::size_t axis, const
 }
 
 }  // namespace detail
+
+/// ZPL's partial reduction into a distributed array, `dst := op<< [axes] src`, as a module function
+/// (overloaded per type): `dst` is over the reduced box, any distribution (see reduced_distribution).
+template <class T, std::size_t N>
+void add_reduce_into(pybind11::module_& m) {
+  namespace py = pybind11;
+  using A = PyArray<T, N>;
+  m.def(
+      "reduce_into",
+      [](const A& src, const std::vector<long long>& axes, A& dst, const std::string& op) {
+        const auto reduced = detail::axes_of(axes, "reduce_into");
+        detail::with_named_fold<T>("reduce_into", op, [&](const T& identity, auto fold) {
+          tessera::reduce_into(src.array, std::span<const std::size_t>(reduced), dst.array, identity, fold);
+        });
+      },
+      py::arg("src"), py::arg("axes"), py::arg("dst"), py::arg("op") = "sum",
+      "Collective: ZPL's op<< into a distributed array: dst(q) = op over the src points equal to q off `axes` "
+      "(sum, prod, min, max); dst is over src's box with each reduced axis cut to its low index.");
+}
 
 /// Adds sum, prod, min, max, min_loc, max_loc and reduce_along to the class of DistArray<T, N>.
 template <class T, std::size_t N, class Class>

@@ -42,6 +42,7 @@ void bind_array(pybind11::module_& m) {
   add_movement_methods<T, N>(cls);
   add_reduction_methods<T, N>(cls);
   add_remap_functions<T, N>(m);
+  add_reduce_into<T, N>(m);
 }
 
 /// Every class of element type T.

@@ -2,6 +2,7 @@
 // construction of one from a shape, a grid and per-dimension specs, from a spec text, or from a
 // list of boxes and their owners (a box set).
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -163,6 +164,20 @@ void bind_distribution(py::module_& m) {
       .def("__hash__", &D::hash)
       .def(py::self == py::self)
       .def("__repr__", [](const D& d) { return printed(d); });
+  m.def(
+      "reduced_distribution",
+      [](const D& source, const std::vector<long long>& axes, bool flooded) {
+        std::vector<std::size_t> reduced;
+        for (const long long a : axes) {
+          if (a < 0) tessera::fail_argument("reduced_distribution", "axes", a, "is not an axis (axes count from 0)");
+          reduced.push_back(static_cast<std::size_t>(a));
+        }
+        const std::span<const std::size_t> span(reduced);
+        return flooded ? tessera::flooded_reduced_distribution(source, span) : tessera::reduced_distribution(source, span);
+      },
+      py::arg("dist"), py::arg("axes"), py::arg("flooded") = false,
+      "The distribution of a partial reduction's result: dist's box with each of `axes` cut to its low index, aligned "
+      "with dist (flooded=True: every rank of a reduced grid axis holds a replica).");
   m.def("relabel_for_locality",
         [](const D& from, const D& target) { return tessera::relabel_for_locality(from, target); },
         py::arg("current"), py::arg("target"),

@@ -30,7 +30,7 @@ if not _MPI.Is_initialized():
 
 from ._tessera import (DimSpec, block, cut, cut_weights, cyclic, block_cyclic, collapsed, irregular, flooded,
                        Redistribution, CombineOp, SectionTimer, BalanceStep, relabel_for_locality, copy,
-                       copy_section, flood, transpose, save, load)
+                       copy_section, flood, transpose, reduce_into, reduced_distribution, save, load)
 from ._layout import Ghosts, Distribution, Domain, from_spec, box_set, assign_boxes
 from ._arrays import DistArray, DTYPES
 from ._balance import Balancer
@@ -41,6 +41,6 @@ __all__ = [
     "FileIOError", "InternalError", "OutOfMemoryError", "ViewsHeldError",
     "DimSpec", "block", "cut", "cut_weights", "cyclic", "block_cyclic", "collapsed", "irregular", "flooded",
     "Ghosts", "Distribution", "Domain", "from_spec", "box_set", "assign_boxes", "relabel_for_locality", "Redistribution",
-    "DistArray", "DTYPES", "CombineOp", "copy", "copy_section", "flood", "transpose",
+    "DistArray", "DTYPES", "CombineOp", "copy", "copy_section", "flood", "transpose", "reduce_into", "reduced_distribution",
     "Balancer", "SectionTimer", "BalanceStep", "save", "load", "Picture", "show", "plan",
 ]

@@ -91,3 +91,26 @@ def test_flood_fills_every_replica(comm):
     np.testing.assert_array_equal(panel.gather_all(), ref[:, 5:7])
     with pytest.raises(tessera.InvalidArgumentError):
         tessera.flood(a, ((0, 0), (6, 3)), panel)  # the slice is wider than the panel
+
+
+@pytest.mark.parametrize("flooded", [False, True])
+def test_reduce_into_a_distributed_array(comm, flooded):
+    a = array((6, 9), [tessera.block(), tessera.cyclic()], np.int64)
+    ref = values(a.box, np.int64)
+    fill(a, ref)
+    for axis in (0, 1):
+        dist = tessera.reduced_distribution(a.domain.distribution, [axis], flooded)
+        r = tessera.DistArray(tessera.Domain(dist), np.int64)
+        for op, fold in (("sum", np.sum), ("min", np.min), ("max", np.max)):
+            tessera.reduce_into(a, [axis], r, op)
+            expected = fold(ref, axis=axis, keepdims=True)
+            np.testing.assert_array_equal(r.gather_all(), expected)
+            local = r.local  # every replica of a flooded result, this rank's part of an aligned one
+            np.testing.assert_array_equal(local, expected[owned_index(r)])
+            del local
+        with pytest.raises(tessera.InvalidArgumentError):
+            tessera.reduce_into(a, [-1], r)
+        with pytest.raises(tessera.InvalidArgumentError):
+            tessera.reduce_into(a, [axis], r, "median")
+        with pytest.raises(tessera.InvalidArgumentError):
+            tessera.reduce_into(a, [1 - axis], r)  # r is not over that reduced box
