@@ -41,17 +41,6 @@ std::vector<T> fold_along(const PyArray<T, N>& a, std::size_t axis, const std::s
   });
 }
 
-/// Axes from Python integers (a negative one is `Error(invalid_argument)` naming `where`, as the
-/// C++ call gives for one past the last axis).
-inline std::vector<std::size_t> axes_of(const std::vector<long long>& axes, const char* where) {
-  std::vector<std::size_t> out;
-  for (const long long a : axes) {
-    if (a < 0) tessera::fail_argument(where, "axes", a, "is not an axis (axes count from 0)");
-    out.push_back(static_cast<std::size_t>(a));
-  }
-  return out;
-}
-
 /// The folded values as a NumPy array shaped as the box of `a` without `axis`.
 template <class T, std::size_t N>
 pybind11::array_t<T> along_image(const PyArray<T, N>& a, std::size_t axis, const std::vector<T>& values) {
@@ -76,7 +65,7 @@ void add_reduce_into(pybind11::module_& m) {
   m.def(
       "reduce_into",
       [](const A& src, const std::vector<long long>& axes, A& dst, const std::string& op) {
-        const auto reduced = detail::axes_of(axes, "reduce_into");
+        const auto reduced = axes_of(axes, "reduce_into");
         detail::with_named_fold<T>("reduce_into", op, [&](const T& identity, auto fold) {
           tessera::reduce_into(src.array, std::span<const std::size_t>(reduced), dst.array, identity, fold);
         });

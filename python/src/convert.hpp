@@ -61,6 +61,17 @@ tessera::GhostSpec<N> ghost_spec_of(const std::vector<tessera::index_t>& lower,
   return corners ? g : g.faces_only();
 }
 
+/// Axes from Python integers (a negative one is `Error(invalid_argument)` naming `where`, as the
+/// C++ call gives for one past the last axis).
+[[nodiscard]] inline std::vector<std::size_t> axes_of(const std::vector<long long>& axes, const char* where) {
+  std::vector<std::size_t> out;
+  for (const long long a : axes) {
+    if (a < 0) tessera::fail_argument(where, "axes", a, "is not an axis (axes count from 0)");
+    out.push_back(static_cast<std::size_t>(a));
+  }
+  return out;
+}
+
 /// Calls f(std::integral_constant<std::size_t, N>{}) for n = N in 1..3, the dimensions the module
 /// instantiates; `Error(invalid_argument)` naming `what` for any other n.
 template <class F>

@@ -167,11 +167,7 @@ void bind_distribution(py::module_& m) {
   m.def(
       "reduced_distribution",
       [](const D& source, const std::vector<long long>& axes, bool flooded) {
-        std::vector<std::size_t> reduced;
-        for (const long long a : axes) {
-          if (a < 0) tessera::fail_argument("reduced_distribution", "axes", a, "is not an axis (axes count from 0)");
-          reduced.push_back(static_cast<std::size_t>(a));
-        }
+        const std::vector<std::size_t> reduced = axes_of(axes, "reduced_distribution");
         const std::span<const std::size_t> span(reduced);
         return flooded ? tessera::flooded_reduced_distribution(source, span) : tessera::reduced_distribution(source, span);
       },

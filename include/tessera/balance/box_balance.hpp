@@ -67,19 +67,8 @@ inline double excess_load(std::span<const double> load, double mean) {
   return excess;
 }
 
-/// Checks owners (size, range) against the boxes; `name` says which list.
-template <std::size_t N>
-void check_owners(const char* where, const char* name, std::span<const Box<N>> boxes, std::span<const int> owners,
-                  int comm_size) {
-  if (owners.size() != boxes.size())
-    fail_argument(where, name, concat(owners.size(), " entries"), concat("must give one owner per box (", boxes.size(), ")"));
-  for (std::size_t i = 0; i < owners.size(); ++i)
-    if (owners[i] < 0 || owners[i] >= comm_size)
-      fail_argument(where, concat(name, "[", i, "]"), owners[i], concat("is not a rank in [0, ", comm_size, ")"));
-}
-
-template <std::size_t N>
-std::vector<double> rank_loads(std::span<const int> owners, std::span<const double> w, int comm_size) {
+/// Each rank's load: the weights of its boxes summed.
+inline std::vector<double> rank_loads(std::span<const int> owners, std::span<const double> w, int comm_size) {
   std::vector<double> load(static_cast<std::size_t>(comm_size), 0.0);
   for (std::size_t i = 0; i < owners.size(); ++i) load[static_cast<std::size_t>(owners[i])] += w[i];
   return load;
@@ -110,7 +99,7 @@ template <std::size_t N>
 
   IncrementalBoxStep step;
   step.owners.assign(current.begin(), current.end());
-  std::vector<double> load = detail::rank_loads<N>(current, w, comm_size);
+  std::vector<double> load = detail::rank_loads(current, w, comm_size);
   double total = 0;
   for (const double l : load) total += l;
   const double mean = total / comm_size;
@@ -191,8 +180,9 @@ template <std::size_t N>
                                            std::span<const double> box_seconds, std::size_t element_bytes,
                                            double delta) {
   const IncrementalBoxStep step = incremental_box_step<N>(boxes, current, target, comm_size, delta, box_seconds);
-  const auto before = detail::rank_loads<N>(current, box_seconds, comm_size);
-  const auto after = detail::rank_loads<N>(step.owners, box_seconds, comm_size);
+  const auto w = detail::box_weights<N>("box_step_preview", boxes, box_seconds);  // empty: cell counts, as the step
+  const auto before = detail::rank_loads(current, w, comm_size);
+  const auto after = detail::rank_loads(step.owners, w, comm_size);
   StepPreview p;
   p.delta = delta;
   p.blocks = static_cast<std::int64_t>(step.moves.size());

@@ -60,6 +60,17 @@ inline void check_rank_count(const char* where, int comm_size) {
   if (comm_size < 1) fail_argument(where, "comm_size", comm_size, "must be >= 1");
 }
 
+/// Checks owners (one per box, each a rank in [0, comm_size)); `name` says which list.
+template <std::size_t N>
+void check_owners(const char* where, const char* name, std::span<const Box<N>> boxes, std::span<const int> owners,
+                  int comm_size) {
+  if (owners.size() != boxes.size())
+    fail_argument(where, name, concat(owners.size(), " entries"), concat("must give one owner per box (", boxes.size(), ")"));
+  for (std::size_t i = 0; i < owners.size(); ++i)
+    if (owners[i] < 0 || owners[i] >= comm_size)
+      fail_argument(where, concat(name, "[", i, "]"), owners[i], concat("is not a rank in [0, ", comm_size, ")"));
+}
+
 /// The Morton code of a box's centre: the doubled centre (lo + hi, integral) relative to the
 /// doubled bounding box, shifted down to at most 62 / N bits per axis, bits interleaved from the
 /// most significant level down, axis 0 most significant within a level (as examples/morton_distribution).
@@ -203,13 +214,10 @@ template <std::size_t N>
                                         std::span<const double> weights = {}) {
   constexpr const char* where = "max_over_mean_load";
   detail::check_rank_count(where, comm_size);
+  detail::check_owners<N>(where, "owners", boxes, owners, comm_size);
   const auto w = detail::box_weights<N>(where, boxes, weights);
   std::vector<double> load(static_cast<std::size_t>(comm_size), 0.0);
-  for (std::size_t i = 0; i < boxes.size(); ++i) {
-    if (owners[i] < 0 || owners[i] >= comm_size)
-      fail_argument(where, detail::concat("owners[", i, "]"), owners[i], detail::concat("is not a rank in [0, ", comm_size, ")"));
-    load[static_cast<std::size_t>(owners[i])] += w[i];
-  }
+  for (std::size_t i = 0; i < boxes.size(); ++i) load[static_cast<std::size_t>(owners[i])] += w[i];
   const double total = std::accumulate(load.begin(), load.end(), 0.0);
   if (total <= 0) return 0.0;
   return *std::max_element(load.begin(), load.end()) / (total / comm_size);

@@ -200,23 +200,8 @@ template <std::size_t N>
   std::vector<BoundaryFill<N>> out;
   for (std::size_t k = 0; k < layout.patches().size(); ++k) {
     const PatchLayout<N>& p = layout.patches()[k];
-    const Box<N> owned = p.owned_box();
     // The ghost regions an update fills, in global indices (before wrapping).
-    BoxList<N> ghost_regions;
-    if (g.corners) {
-      for (const Box<N>& piece : difference(grow(owned, g.lower, g.upper), owned)) ghost_regions.push_back(piece);
-    } else {
-      for (std::size_t d = 0; d < N; ++d) {
-        Box<N> below = owned, above = owned;
-        below.lo[d] = owned.lo[d] - g.lower[d];
-        below.hi[d] = owned.lo[d];
-        above.lo[d] = owned.hi[d];
-        above.hi[d] = owned.hi[d] + g.upper[d];
-        ghost_regions.push_back(below);
-        ghost_regions.push_back(above);
-      }
-    }
-    for (const Box<N>& region : ghost_regions) {
+    for (const Box<N>& region : detail::ghost_boxes(p.owned_box(), g)) {
       for (const WrappedPiece<N>& piece : wrap_periodic(region, domain, g.periodic)) {
         BoxList<N> holes{piece.box};
         for (const std::size_t i : set.meeting(piece.box)) holes = difference(holes, set.box(i));

@@ -18,9 +18,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <ostream>
+#include <vector>
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/hash.hpp"
+#include "tessera/geometry/box.hpp"
+#include "tessera/geometry/box_difference.hpp"
 #include "tessera/geometry/periodic.hpp"
 #include "tessera/geometry/point.hpp"
 #include "tessera/plan/storage_order.hpp"
@@ -104,5 +107,29 @@ template <std::size_t N>
 [[nodiscard]] GhostSpec<N> no_ghosts() {
   return GhostSpec<N>{};
 }
+
+namespace detail {
+
+/// The ghost boxes around `box`: the whole shell, or only its face slabs.
+template <std::size_t N>
+std::vector<Box<N>> ghost_boxes(const Box<N>& box, const GhostSpec<N>& g) {
+  std::vector<Box<N>> out;
+  if (g.corners) {
+    for (const auto& piece : difference(grow(box, g.lower, g.upper), box)) out.push_back(piece);
+    return out;
+  }
+  for (std::size_t d = 0; d < N; ++d) {
+    Box<N> below = box, above = box;
+    below.hi[d] = box.lo[d];
+    below.lo[d] = box.lo[d] - g.lower[d];
+    above.lo[d] = box.hi[d];
+    above.hi[d] = box.hi[d] + g.upper[d];
+    if (!below.empty()) out.push_back(below);
+    if (!above.empty()) out.push_back(above);
+  }
+  return out;
+}
+
+}  // namespace detail
 
 }  // namespace tessera

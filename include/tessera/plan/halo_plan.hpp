@@ -29,26 +29,6 @@ namespace tessera {
 
 namespace detail {
 
-/// The ghost boxes around `box`: the whole shell, or only its face slabs.
-template <std::size_t N>
-std::vector<Box<N>> ghost_boxes(const Box<N>& box, const GhostSpec<N>& g) {
-  std::vector<Box<N>> out;
-  if (g.corners) {
-    for (const auto& piece : difference(grow(box, g.lower, g.upper), box)) out.push_back(piece);
-    return out;
-  }
-  for (std::size_t d = 0; d < N; ++d) {
-    Box<N> below = box, above = box;
-    below.hi[d] = box.lo[d];
-    below.lo[d] = box.lo[d] - g.lower[d];
-    above.lo[d] = box.hi[d];
-    above.hi[d] = box.hi[d] + g.upper[d];
-    if (!below.empty()) out.push_back(below);
-    if (!above.empty()) out.push_back(above);
-  }
-  return out;
-}
-
 /// The sections a ghost box denotes for a patch: along compacted axes (which have no ghosts) the
 /// box spans the patch's bounding range, but only the indices the patch owns there belong to it.
 template <std::size_t N>
