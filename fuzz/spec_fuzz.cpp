@@ -1,9 +1,10 @@
 // libFuzzer target for the spec text format: any input must either parse or raise tessera::Error;
 // a parsed spec must print to a text that parses back to the same spec, and mapping it onto a
-// distribution for N = 1..3 must succeed or raise tessera::Error. Any other exception, a crash, a
+// distribution for N = 1..3 must succeed or raise tessera::Error (a box set: every cell owned once). Any other exception, a crash, a
 // sanitizer report or a broken round trip is a finding. Built twice (fuzz/CMakeLists.txt): with
 // libFuzzer under clang, and with replay_main.cpp for the corpus replay in `make test`.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -33,6 +34,13 @@ std::vector<int> comm_sizes(const tessera::Spec& spec) {
     sizes.push_back(static_cast<int>(positions) + 1);
   }
   if (spec.grid_ranks > 0 && spec.grid_ranks <= (1 << 12)) sizes.push_back(static_cast<int>(spec.grid_ranks) + 2);
+  // A box set: every owner a rank (the highest owner + 1), and one rank too few.
+  int highest = -1;
+  for (const auto& box : spec.boxes) highest = std::max(highest, box.owner);
+  if (highest >= 0 && highest < (1 << 12)) {
+    sizes.push_back(highest + 1);
+    if (highest > 0) sizes.push_back(highest);
+  }
   return sizes;
 }
 
@@ -43,9 +51,14 @@ void map(const tessera::Spec& spec, const std::string& text) {
       const auto dist = tessera::to_distribution<N>(spec, comm_size);
       if (spec.rank() != N) finding("to_distribution accepted a spec of another rank", text, std::to_string(N));
       if (dist.comm_size() != comm_size) finding("wrong communicator size", text, std::to_string(comm_size));
-      if (!dist.domain().empty()) {
+      if (!dist.domain().empty() && dist.covers_domain()) {
         const int owner = dist.owner(dist.domain().lo);
         if (owner < 0 || owner >= comm_size) finding("owner out of range", text, std::to_string(owner));
+      }
+      if (spec.is_box_set()) {
+        tessera::index_t cells = 0;
+        for (int r = 0; r < comm_size; ++r) cells += dist.local_size(r);
+        if (cells != dist.box_set()->cells()) finding("box set cells lost", text, std::to_string(cells));
       }
       std::ostringstream printed;
       printed << dist;

@@ -121,5 +121,28 @@ void check_spec_axis(const Spec& spec, std::size_t d, index_t g) {
   }
 }
 
+int check_spec_box_set(const Spec& spec, int comm_size) {
+  if (comm_size < 1) fail_argument("to_distribution", "comm_size", comm_size, "must be >= 1");
+  const SpecSource none;
+  for (std::size_t i = 0; i < spec.boxes.size(); ++i) {
+    const SpecBox& box = spec.boxes[i];
+    const SpecSource& source = i < spec.source.box.size() ? spec.source.box[i] : none;
+    const std::string name = concat("boxes[", i, "]");
+    if (box.lo.size() != spec.rank() || box.hi.size() != spec.rank())
+      fail_in_part(source, name, spec_text(box), concat("has not ", spec.rank(), " ranges (one per dimension)"));
+    if (spec.assignment == SpecAssignment::given && (box.owner < 0 || box.owner >= comm_size))
+      fail_in_part(source, name, spec_text(box),
+                   concat("owner ", box.owner, " is not a rank of the communicator [0, ", comm_size, ")"));
+  }
+  if (spec.assignment == SpecAssignment::given) return comm_size;
+  const std::string printed = spec_assignment_text(spec);
+  if (!spec.chop.empty() && spec.chop.size() != spec.rank())
+    fail_in_part(spec.source.assign, "assign", printed, concat("chop= has not ", spec.rank(), " extents"));
+  if (spec.grid_ranks < 0 || spec.grid_ranks > comm_size)
+    fail_in_part(spec.source.assign, "assign", printed,
+                 concat("spreads the boxes over ", spec.grid_ranks, " ranks but the communicator has ", comm_size));
+  return spec.grid_ranks == 0 ? comm_size : static_cast<int>(spec.grid_ranks);
+}
+
 }  // namespace detail
 }  // namespace tessera

@@ -4,36 +4,29 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
-#include <cmath>
 #include <optional>
+#include <tuple>
 
-#include "spec_message.hpp"
+#include "spec_reader.hpp"
 #include "tessera/spec/spec.hpp"
 
 namespace tessera {
 namespace {
 
 using detail::concat;
+using detail::Span;
 
-/// A part of the text, as byte offsets [begin, end).
-struct Span {
-  std::size_t begin = 0;
-  std::size_t end = 0;
-  [[nodiscard]] bool empty() const noexcept { return begin == end; }
-  [[nodiscard]] std::size_t size() const noexcept { return end - begin; }
-};
-
-constexpr std::array<std::string_view, 5> kKeys = {"domain", "grid", "dist", "order", "ghosts"};
-enum Key : std::size_t { kDomain, kGrid, kDist, kOrder, kGhosts };
+constexpr std::array<std::string_view, 7> kKeys = {"domain", "grid", "dist", "order", "ghosts", "boxes", "assign"};
+enum Key : std::size_t { kDomain, kGrid, kDist, kOrder, kGhosts, kBoxes, kAssign };
+constexpr std::string_view kKeyList = "domain, grid, dist, order, ghosts, boxes and assign";
 
 constexpr std::string_view kKindList = "block, cut, weights, cyclic, block_cyclic, collapsed, flooded or irregular";
 
 bool is_blank(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 
-class Parser {
+class Parser : detail::SpecReader {
  public:
-  explicit Parser(std::string_view text) : text_(text) {}
+  explicit Parser(std::string_view text) : SpecReader(text), text_(text) {}
 
   Spec parse() {
     if (text_.size() > spec_limits::max_text_bytes)
@@ -47,34 +40,15 @@ class Parser {
     if (fields_[kDist]) parse_dist(value_[kDist]);
     if (fields_[kOrder]) parse_order(value_[kOrder]);
     if (fields_[kGhosts]) parse_ghosts(value_[kGhosts]);
+    if (fields_[kBoxes] || fields_[kAssign]) {
+      parse_box_set();
+      return std::move(spec_);
+    }
     for (std::size_t d = 0; d < spec_.rank(); ++d) detail::check_spec_axis(spec_, d, smallest_grid_extent(d));
     return std::move(spec_);
   }
 
  private:
-  [[nodiscard]] std::string_view view(Span s) const { return text_.substr(s.begin, s.size()); }
-
-  [[nodiscard]] SpecSource source_of(Span s) const {
-    SpecSource source;
-    source.line = 1;
-    std::size_t line_start = 0;
-    for (std::size_t i = 0; i < s.begin; ++i) {
-      if (text_[i] == '\n') {
-        ++source.line;
-        line_start = i + 1;
-      }
-    }
-    source.column = static_cast<int>(s.begin - line_start) + 1;
-    source.text = std::string(view(s));
-    return source;
-  }
-
-  [[noreturn]] void fail_at(Span s, std::string_view why) const {
-    const SpecSource source = source_of(s);
-    fail(ErrorCode::invalid_argument, "spec: ", detail::spec_location(source.line, source.column), ", ",
-         detail::spec_excerpt(source.text), ": ", why);
-  }
-
   // --- fields -------------------------------------------------------------------------------
 
   void split_fields() {
@@ -95,72 +69,16 @@ class Parser {
   void add_field(Span field) {
     const std::size_t eq = view(field).find('=');
     if (eq == std::string_view::npos)
-      fail_at(field, "expected key=value; the keys are domain, grid, dist, order and ghosts");
+      fail_at(field, concat("expected key=value; the keys are ", kKeyList));
     const Span key{field.begin, field.begin + eq};
     const auto it = std::find(kKeys.begin(), kKeys.end(), view(key));
-    if (it == kKeys.end()) fail_at(key, "is not a key; the keys are domain, grid, dist, order and ghosts");
+    if (it == kKeys.end()) fail_at(key, concat("is not a key; the keys are ", kKeyList));
     const auto k = static_cast<std::size_t>(it - kKeys.begin());
     if (fields_[k]) fail_at(field, concat("repeats the key ", kKeys[k], " of column ", source_of(*fields_[k]).column));
     const Span value{key.end + 1, field.end};
     if (value.empty()) fail_at(field, "has an empty value");
     fields_[k] = field;
     value_[k] = value;
-  }
-
-  // --- pieces of values -----------------------------------------------------------------------
-
-  /// The parts of `s` between the separators `sep`, outside parentheses. Parentheses must balance
-  /// and not nest (no part of the grammar nests them).
-  [[nodiscard]] std::vector<Span> split(Span s, char sep) const {
-    std::vector<Span> parts;
-    std::size_t begin = s.begin;
-    std::optional<std::size_t> open;
-    for (std::size_t i = s.begin; i < s.end; ++i) {
-      const char c = text_[i];
-      if (c == '(') {
-        if (open) fail_at({i, s.end}, "opens a parenthesis inside another");
-        open = i;
-      } else if (c == ')') {
-        if (!open) fail_at({i, s.end}, "closes a parenthesis that was not opened");
-        open.reset();
-      } else if (c == sep && !open) {
-        parts.push_back({begin, i});
-        begin = i + 1;
-      }
-    }
-    if (open) fail_at({*open, s.end}, "opens a parenthesis that is not closed");
-    parts.push_back({begin, s.end});
-    for (const Span& part : parts)
-      if (part.empty()) fail_at(s, concat("has an empty entry (two '", sep, "' in a row, or one at an end)"));
-    return parts;
-  }
-
-  /// An integer in [min, max]: an optional '-' and decimal digits.
-  [[nodiscard]] index_t integer(Span s, index_t min, index_t max, std::string_view what) const {
-    const std::string_view digits = view(s).substr(view(s).starts_with('-') ? 1 : 0);
-    if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      fail_at(s, concat("is not an integer (", what, ")"));
-    index_t value = 0;
-    const auto [end, ec] = std::from_chars(text_.data() + s.begin, text_.data() + s.end, value);
-    if (ec != std::errc{} || end != text_.data() + s.end || value < -spec_limits::max_magnitude ||
-        value > spec_limits::max_magnitude)
-      fail_at(s, concat("is out of range: ", what, " must be in [", min, ", ", max, "]"));
-    if (value < min || value > max) fail_at(s, concat("is out of range: ", what, " must be in [", min, ", ", max, "]"));
-    return value;
-  }
-
-  /// A weight: a decimal number (digits, '.', exponent); no inf or nan spelling.
-  [[nodiscard]] double number(Span s) const {
-    const std::string_view t = view(s);
-    const bool plain = std::all_of(t.begin(), t.end(), [](char c) {
-      return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+';
-    });
-    double value = 0;
-    const auto [end, ec] = std::from_chars(text_.data() + s.begin, text_.data() + s.end, value);
-    if (!plain || ec == std::errc::invalid_argument || end != text_.data() + s.end)
-      fail_at(s, "is not a number (a weight)");
-    if (ec != std::errc{} || !std::isfinite(value)) fail_at(s, "is out of range for a weight");
-    return value;
   }
 
   // --- domain, grid, order, ghosts ------------------------------------------------------------
@@ -175,17 +93,9 @@ class Parser {
     const std::vector<Span> ranges = split(value, 'x');
     if (ranges.size() > spec_limits::max_rank)
       fail_at(*fields_[kDomain], concat("has ", ranges.size(), " dimensions; at most ", spec_limits::max_rank));
-    constexpr index_t big = spec_limits::max_magnitude;
-    for (const Span& range : ranges) {
+    for (const Span& r : ranges) {
       SpecAxis axis;
-      const std::size_t colon = view(range).find(':');
-      if (colon == std::string_view::npos) {
-        axis.hi = integer(range, 0, big, "an extent");
-      } else {
-        axis.lo = integer({range.begin, range.begin + colon}, -big, big, "a low bound");
-        axis.hi = integer({range.begin + colon + 1, range.end}, -big, big, "a high bound");
-        if (axis.hi < axis.lo) fail_at(range, "has hi < lo (a range is lo:hi, half-open)");
-      }
+      std::tie(axis.lo, axis.hi) = range(r);
       spec_.axes.push_back(axis);
     }
     spec_.source.domain = source_of(*fields_[kDomain]);
@@ -292,21 +202,19 @@ class Parser {
 
   /// `kind` or `kind(values, options)`.
   [[nodiscard]] DimSpec axis_dist(Span entry) const {
-    std::size_t name_end = entry.begin;
-    while (name_end < entry.end && ((text_[name_end] >= 'a' && text_[name_end] <= 'z') || text_[name_end] == '_'))
-      ++name_end;
-    const Span name{entry.begin, name_end};
+    const std::size_t kind_end = name_end(entry);
+    const Span name{entry.begin, kind_end};
     DimSpec dist = kind_named(name, entry);
-    if (name_end == entry.end) {
+    if (kind_end == entry.end) {
       check_value_count(entry, dist, 0);  // `cut` or `irregular` alone lacks its list
       return dist;
     }
-    if (text_[name_end] != '(')
-      fail_at({name_end, entry.end}, concat("is not part of a kind; the kinds are ", kKindList));
+    if (text_[kind_end] != '(')
+      fail_at({kind_end, entry.end}, concat("is not part of a kind; the kinds are ", kKindList));
     const std::size_t close = view(entry).find(')');  // split() made sure there is exactly one pair
     if (entry.begin + close + 1 != entry.end)
       fail_at({entry.begin + close + 1, entry.end}, "follows the ')': options go inside it, as cut(0,8,16,lb=8)");
-    const Span inside{name_end + 1, entry.begin + close};
+    const Span inside{kind_end + 1, entry.begin + close};
     if (inside.empty()) fail_at(entry, "has empty parentheses: leave them out");
     arguments(split(inside, ','), entry, dist);
     return dist;
@@ -388,6 +296,20 @@ class Parser {
     if (dist.kind == DimKind::cut_weights && count < 1) fail_at(entry, "needs a weight per grid coordinate");
     if (dist.kind == DimKind::irregular && count < 1) fail_at(entry, "needs an owner per index");
     if (dist.kind == DimKind::block_cyclic && count < 1) fail_at(entry, "needs a block size: block_cyclic(64)");
+  }
+
+  // --- box sets --------------------------------------------------------------------------------
+
+  /// `boxes=` and `assign=`: a box set has no grid, per-dimension distributions or order.
+  void parse_box_set() {
+    if (!fields_[kBoxes]) fail_at(*fields_[kAssign], "needs a boxes= field: assign= gives owners to its boxes");
+    for (const Key k : {kGrid, kDist, kOrder})
+      if (fields_[k])
+        fail_at(*fields_[k], concat("does not apply to a box set: its boxes say who owns what (leave ", kKeys[k],
+                                    "= out, or boxes= for a grid distribution)"));
+    const std::vector<Span> boxes = detail::parse_box_list(*this, *fields_[kBoxes], value_[kBoxes], spec_);
+    if (fields_[kAssign]) detail::parse_box_assignment(*this, *fields_[kAssign], value_[kAssign], spec_);
+    detail::check_box_owners(*this, boxes, fields_[kAssign] ? &*fields_[kAssign] : nullptr, spec_);
   }
 
   // --- checks across fields --------------------------------------------------------------------

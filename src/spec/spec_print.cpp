@@ -112,16 +112,43 @@ std::string spec_text(const DimSpec& dist) {
   return out + ')';
 }
 
+// Built with streams: GCC 12 warns (-Wrestrict, a false positive) on "x" + std::to_string(...).
+std::string spec_text(const SpecBox& box) {
+  std::ostringstream out;
+  for (std::size_t d = 0; d < box.lo.size() && d < box.hi.size(); ++d)
+    out << (d ? "x" : "") << box.lo[d] << ':' << box.hi[d];
+  if (box.owner >= 0) out << '@' << box.owner;
+  return out.str();
+}
+
+std::string spec_assignment_text(const Spec& spec) {
+  std::ostringstream out;
+  out << (spec.assignment == SpecAssignment::knapsack ? "knapsack" : "morton");
+  if (!spec.chop.empty()) {
+    out << "(chop=";
+    for (std::size_t d = 0; d < spec.chop.size(); ++d) out << (d ? "x" : "") << spec.chop[d];
+    out << ')';
+  }
+  if (spec.grid_ranks != 0) out << '@' << spec.grid_ranks;
+  return out.str();
+}
+
 std::ostream& operator<<(std::ostream& out, const Spec& spec) {
   if (spec.axes.empty()) return out << "domain=";  // only a Spec built in code can be empty
   print_domain(out, spec);
-  out << ' ';
-  print_grid(out, spec);
-  out << " dist=";
-  for (std::size_t d = 0; d < spec.rank(); ++d) out << (d ? "," : "") << spec_text(spec.axes[d].dist);
-  if (!is_natural(spec.order)) {
-    out << " order=";
-    for (std::size_t k = 0; k < spec.order.size(); ++k) out << (k ? "," : "") << spec.order[k];
+  if (spec.is_box_set()) {
+    out << " boxes=";
+    for (std::size_t i = 0; i < spec.boxes.size(); ++i) out << (i ? "," : "") << spec_text(spec.boxes[i]);
+    if (spec.assignment != SpecAssignment::given) out << " assign=" << spec_assignment_text(spec);
+  } else {
+    out << ' ';
+    print_grid(out, spec);
+    out << " dist=";
+    for (std::size_t d = 0; d < spec.rank(); ++d) out << (d ? "," : "") << spec_text(spec.axes[d].dist);
+    if (!is_natural(spec.order)) {
+      out << " order=";
+      for (std::size_t k = 0; k < spec.order.size(); ++k) out << (k ? "," : "") << spec.order[k];
+    }
   }
   if (has_ghost_part(spec)) {
     out << ' ';

@@ -84,6 +84,12 @@ class Show(ToolTestCase):
         "show_slice_3d.txt": ["domain=4x6x8", "grid=1x2x2", "--slice", "1=4"],
         "show_downsampled_1d.txt": ["domain=100000", "--ranks", "5"],
         "show_skeletons.txt": ["domain=5x4", "grid=auto@3", "--ranks", "5"],
+        # A box set with holes ([4,8)x[6,10) less one box, and more), its owners given.
+        "show_box_set_holes.txt": ["domain=8x10", "boxes=0:4x0:4@0,0:4x4:10@1,4:8x0:6@2,5:7x7:9@1"],
+        "show_box_set_ghosts_rank.txt": ["domain=8x8", "boxes=0:8x0:3,0:3x3:8,5:8x5:8", "assign=knapsack",
+                                         "ghosts=1", "--ranks", "3", "--rank", "1"],
+        "show_box_set_downsampled.txt": ["domain=200x300", "boxes=0:200x0:100,0:50x100:300,120:200x220:300",
+                                         "assign=morton(chop=40x40)@4", "--max-cells", "20"],
     }
 
     def test_output_matches_the_expected_text(self):
@@ -108,6 +114,16 @@ class Show(ToolTestCase):
         self.assertTrue(svg.startswith("<svg "))
         self.assertIn("url(#filled)", svg)  # the chosen rank's ghosts
 
+    def test_svg_of_a_box_set_draws_its_holes(self):
+        path = work_path("show-box-set.svg")
+        self.ok("show", "domain=8x8", "boxes=0:4x0:4@0,0:4x4:8@1,4:8x0:4@2", "--svg", path)
+        with open(path) as f:
+            svg = f.read()
+        self.assertIn("fill='url(#hole)'", svg)
+        self.assertIn("hole: no rank owns it", svg)
+        for rank in range(3):
+            self.assertIn(f">{rank}: 16</text>", svg)  # each rank's swatch and cells
+
     def test_downsampling_says_which_rule_colours_a_cell(self):
         self.assertIn("each cell shows the rank owning most of its indices",
                       self.ok("show", "domain=1000x1000", "dist=cyclic,block", "--ranks", "4"))
@@ -119,6 +135,11 @@ class Show(ToolTestCase):
                    says=[r"SPEC: at column 16, \"cut\(0,5,9\)\"", r"must equal the high bound 10"])
         self.fails(2, "show", "domain=10", "gird=2", says=[r"at column 11, \"gird\": is not a key"])
         self.fails(2, "show", "domain=10x10", "grid=3", says=[r"at column 14, \"grid=3\": has 1 grid extents"])
+        self.fails(2, "show", "domain=8x8", "boxes=0:4x0:4@0,2:6x2:6@1",
+                   says=[r"SPEC: at column 28, \"2:6x2:6@1\": overlaps the box at column 18"])
+        self.fails(2, "show", "domain=8", "boxes=0:4", "assign=greedy", says=[r"at column 27, \"greedy\": is not a policy"])
+        self.fails(2, "show", "domain=8", "boxes=0:4@0,4:8@3", "--ranks", "2",
+                   says=[r"at column 22, \"4:8@3\": owner 3 is not a rank of the communicator \[0, 2\)"])
 
     def test_bad_usage(self):
         self.fails(2, "show", says=[r"SPEC is required"])
@@ -140,6 +161,20 @@ class Show(ToolTestCase):
 class Plan(ToolTestCase):
     def test_redistribution_report(self):
         self.matches_expected("plan_blocks.txt", self.ok("plan", "domain=8x8 grid=2x2", "domain=8x8 grid=4x1"))
+
+    def test_box_set_reports(self):
+        # The L-shape's three ranks to a 2x2 grid of blocks on 4 ranks: the hole [4,8)x[4,8) holds
+        # nothing to move, so rank 3 receives nothing.
+        self.matches_expected("plan_box_set.txt",
+                              self.ok("plan", "domain=8x8 boxes=0:4x0:4@0,0:4x4:8@1,4:8x0:4@2", "domain=8x8 grid=2x2"))
+        out = self.ok("plan", "domain=8x8 grid=2x2", "domain=8x8 boxes=0:4x0:8,4:8x0:4 assign=morton(chop=2x2)",
+                      "--element-size", "1")
+        self.assertIn("the plan moves nothing more", out)
+        out = self.ok("plan", "domain=8x8 boxes=0:4x0:4@0,0:4x4:8@1,4:8x0:4@2 ghosts=1", "--halo", "--element-size", "1")
+        # Each box's ghost layer inside the other boxes (the hole and the outside fill nothing):
+        # 0 and 1 share a face of 4 cells each way, 0 and 2 too, 1 and 2 touch at a corner, one
+        # cell each way: 4 * 4 + 2 = 18 elements in 6 messages.
+        self.assertIn("moved between ranks: 18 bytes, 18 elements, in 6 messages", out)
 
     def test_halo_report(self):
         self.matches_expected("plan_halo.txt", self.ok("plan", "domain=16x16 grid=2x2 ghosts=1p", "--halo"))

@@ -127,6 +127,56 @@ TEST(ToolPicture, GhostMarksOfTheChosenRank) {
   EXPECT_EQ(pic.owner_at(0, 1), -1);                       // the margin has no owner
 }
 
+// A box set: a cell is a hole (no_owner) where the indices no box holds outnumber every rank's
+// (ties go to the rank), checked by counting every index; the first-index rule asks the index.
+TEST(ToolPicture, BoxSetHolesCountAgainstTheOwners) {
+  const std::string text = "domain=30x40 boxes=0:30x0:9,0:11x9:40,17:30x23:40,20:25x12:17 assign=morton(chop=7x7)";
+  const auto dist = tessera::to_distribution<2>(tessera::parse_spec(text), 5);
+  const auto owner_of = [&](index_t i, index_t j) {
+    const auto box = dist.box_set()->find({i, j});
+    return box ? dist.box_set()->owner(*box) : tessera_tool::no_owner;
+  };
+  for (const CellOwnerRule rule : {CellOwnerRule::majority, CellOwnerRule::first_index}) {
+    PictureOptions opt;
+    opt.max_cells = 12;
+    opt.rule = rule;
+    const OwnerPicture pic = picture<2>(text, 5, opt);
+    ASSERT_TRUE(pic.downsampled());
+    int holes = 0;
+    for (int r = 0; r < pic.rows.cells(); ++r)
+      for (int c = 0; c < pic.cols.cells(); ++c) {
+        int expected = owner_of(pic.rows.first(r), pic.cols.first(c));
+        if (rule == CellOwnerRule::majority) {
+          std::map<int, index_t> count;  // no_owner (-2) first: a rank as large wins over it
+          for (index_t i = pic.rows.first(r); i < pic.rows.end(r); ++i)
+            for (index_t j = pic.cols.first(c); j < pic.cols.end(c); ++j) ++count[owner_of(i, j)];
+          expected = tessera_tool::no_owner;
+          index_t most = -1;
+          for (const auto& [rank, n] : count)
+            if (n > most || (n == most && expected == tessera_tool::no_owner)) expected = rank, most = n;
+        }
+        EXPECT_EQ(pic.owner_at(r, c), expected) << "cell " << r << "," << c;
+        holes += pic.owner_at(r, c) == tessera_tool::no_owner ? 1 : 0;
+      }
+    EXPECT_GT(holes, 10);
+    EXPECT_TRUE(pic.any_hole());
+  }
+}
+
+TEST(ToolPicture, GhostMarksOfABoxSetRank) {
+  PictureOptions opt;
+  opt.chosen_rank = 1;
+  // Rank 1 owns [0,4)x[4,8); [4,8)x[4,8) is a hole.
+  const OwnerPicture pic = picture<2>("domain=8x8 boxes=0:4x0:4@0,0:4x4:8@1,4:8x0:4@2 ghosts=1", 3, opt);
+  ASSERT_EQ(pic.rows.first(0), -1);
+  EXPECT_EQ(pic.owner_at(6, 6), tessera_tool::no_owner);     // (5, 5)
+  EXPECT_EQ(pic.mark_at(1, 5), CellMark::owned);             // (0, 4)
+  EXPECT_EQ(pic.mark_at(1, 4), CellMark::ghost_filled);      // (0, 3): from rank 0
+  EXPECT_EQ(pic.mark_at(5, 4), CellMark::ghost_filled);      // (4, 3): the corner, from rank 2
+  EXPECT_EQ(pic.mark_at(5, 5), CellMark::ghost_unfilled);    // (4, 4): over the hole
+  EXPECT_EQ(pic.mark_at(6, 5), CellMark::other);             // (5, 4): in the hole, beyond the ghosts
+}
+
 TEST(ToolPicture, RanksThatDoNotExistAreRefused) {
   PictureOptions opt;
   opt.chosen_rank = 4;

@@ -77,6 +77,10 @@ def picture_show(out):
     svg = os.path.join(out, "show-cyclic.svg")
     run(TESSERA, "show", "domain=1000x1000", "dist=block_cyclic(64),cyclic", "--ranks", "6", "--svg", svg)
     check_rendering(svg)
+    svg = os.path.join(out, "show-box-set.svg")  # holes cross-hatched
+    run(TESSERA, "show", "domain=40x60", "boxes=0:40x0:20,0:15x20:60,25:40x35:60", "assign=morton(chop=10x10)",
+        "--ranks", "5", "--svg", svg)
+    check_rendering(svg)
 
 
 def picture_plan(out):

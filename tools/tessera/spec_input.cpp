@@ -37,6 +37,12 @@ SpecArgument read_spec(const std::vector<std::string>& words, std::string_view w
 
 int ranks_placed_by(const tessera::Spec& spec) {
   if (spec.grid_ranks > 0) return static_cast<int>(spec.grid_ranks);
+  if (spec.is_box_set()) {
+    // Given owners: up to the highest one; a policy without @K spreads over the communicator.
+    int highest = -1;
+    for (const auto& box : spec.boxes) highest = std::max(highest, box.owner);
+    return highest + 1;
+  }
   tessera::index_t positions = 1;
   for (const auto& axis : spec.axes) {
     tessera::index_t g = axis.grid_extent;

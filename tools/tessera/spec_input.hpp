@@ -35,8 +35,9 @@ struct SpecArgument {
 [[nodiscard]] SpecArgument read_spec(const std::vector<std::string>& words, std::string_view what);
 
 /// The number of ranks the spec's grid places by itself: the product of explicit extents (written,
-/// or fixed by cut/weights lists and collapsed axes), or K of `@K`; 0 when the grid is chosen over
-/// the whole communicator.
+/// or fixed by cut/weights lists and collapsed axes), or K of `@K`; for a box set, the highest
+/// owner + 1 or K of `assign=...@K`; 0 when the grid or the policy is chosen over the whole
+/// communicator.
 [[nodiscard]] int ranks_placed_by(const tessera::Spec& spec);
 
 /// The communicator size to lay specs out on: `asked` (--ranks) if given, else the largest number

@@ -25,6 +25,8 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/index.hpp"
+#include "tessera/layout/box_assignment.hpp"
+#include "tessera/layout/box_set.hpp"
 #include "tessera/layout/dim_distribution.hpp"
 #include "tessera/layout/dim_spec.hpp"
 #include "tessera/layout/distribution.hpp"
@@ -37,9 +39,10 @@ namespace tessera {
 namespace spec_limits {
 inline constexpr std::size_t max_text_bytes = 65536;                 ///< length of the whole text
 inline constexpr std::size_t max_rank = 8;                           ///< dimensions
-inline constexpr std::size_t max_list = 4096;                        ///< entries of one cut/weights/irregular list
+inline constexpr std::size_t max_list = 4096;                        ///< entries of one cut/weights/irregular/boxes list
 inline constexpr index_t max_magnitude = 1'000'000'000'000'000'000;  ///< |integer|, so hi - lo fits
 inline constexpr index_t max_ranks = index_t{1} << 20;               ///< grid positions, `@K`, owners, src
+inline constexpr std::size_t max_boxes = std::size_t{1} << 16;        ///< boxes of a box set after `chop=`
 }  // namespace spec_limits
 
 /// Where a part of a spec was read from, for error messages: 1-based line and column and the text
@@ -65,28 +68,57 @@ struct SpecAxis {
   friend bool operator==(const SpecAxis&, const SpecAxis&) = default;
 };
 
+/// One box of a box-set spec (`boxes=`): [lo[d], hi[d]) along each dimension d, and its owner.
+struct SpecBox {
+  std::vector<index_t> lo, hi;  ///< one entry per dimension
+  int owner = -1;               ///< the owner rank (`@R`); -1: the policy of `assign=` chooses it
+  friend bool operator==(const SpecBox&, const SpecBox&) = default;
+};
+
+/// How the boxes of a box-set spec get their owners (layout/box_assignment.hpp).
+enum class SpecAssignment {
+  given,     ///< each box names its owner (`@R`)
+  knapsack,  ///< `assign=knapsack`: `BoxAssignment::knapsack`
+  morton,    ///< `assign=morton`: `BoxAssignment::morton`
+};
+
 /// A parsed specification: the domain, the grid, the per-dimension distributions, the order and
-/// the ghost layers. Compare with `==` (which ignores `source`).
+/// the ghost layers, or for a box set (`boxes=`) the boxes and how they get their owners. Compare
+/// with `==` (which ignores `source`).
 struct Spec {
   std::vector<SpecAxis> axes;  ///< one per dimension
-  /// Ranks a grid with chosen extents places (`grid=auto@K`); 0: every rank of the communicator.
+  /// Ranks a grid with chosen extents places (`grid=auto@K`), or a box policy spreads the boxes
+  /// over (`assign=morton@K`); 0: every rank of the communicator.
   index_t grid_ranks = 0;
   std::vector<int> order;  ///< dimension order (see Distribution); empty: 0, 1, ..., rank-1
   bool corners = true;     ///< ghost edges and corners are filled (false: `ghosts=...,faces`)
+
+  /// A box set (`boxes=`): disjoint boxes inside the domain, holes allowed; empty for a grid
+  /// distribution (then the axes' grid and dist say who owns what).
+  std::vector<SpecBox> boxes;
+  SpecAssignment assignment = SpecAssignment::given;  ///< `assign=`
+  /// `assign=...(chop=AxB)`: the boxes are first cut to at most these extents (`chop_boxes`);
+  /// empty: not cut.
+  std::vector<index_t> chop;
 
   /// Where each part was read from; not compared.
   struct Sources {
     SpecSource domain, grid, order, ghosts;
     std::vector<SpecSource> dist;  ///< one per dimension
+    SpecSource boxes, assign;      ///< the boxes= and assign= fields
+    std::vector<SpecSource> box;   ///< one per box
   } source;
 
   /// Number of dimensions.
   [[nodiscard]] std::size_t rank() const noexcept { return axes.size(); }
   /// True if no side of any dimension has a ghost layer.
   [[nodiscard]] bool no_ghosts() const noexcept;
+  /// True for a box set (`boxes=`).
+  [[nodiscard]] bool is_box_set() const noexcept { return !boxes.empty(); }
 
   friend bool operator==(const Spec& a, const Spec& b) noexcept {
-    return a.axes == b.axes && a.grid_ranks == b.grid_ranks && a.order == b.order && a.corners == b.corners;
+    return a.axes == b.axes && a.grid_ranks == b.grid_ranks && a.order == b.order && a.corners == b.corners &&
+           a.boxes == b.boxes && a.assignment == b.assignment && a.chop == b.chop;
   }
 };
 
@@ -105,6 +137,10 @@ std::ostream& operator<<(std::ostream& out, const Spec& spec);
 
 /// The text of one dimension's distribution in the spec syntax: `cut(0,10,40)`, `block(lb=4)`.
 [[nodiscard]] std::string spec_text(const DimSpec& dist);
+/// The text of one box of a box set: `0:4x4:8@1` (`@R` only for an owner >= 0).
+[[nodiscard]] std::string spec_text(const SpecBox& box);
+/// The text of a box set's `assign=` value: `morton(chop=16x16)@4`.
+[[nodiscard]] std::string spec_assignment_text(const Spec& spec);
 
 namespace detail {
 
@@ -131,13 +167,49 @@ void check_spec_axis(const Spec& spec, std::size_t d, index_t g);
                                std::string_view cause);
 /// The text of the grid part, for messages about a spec built in code.
 [[nodiscard]] std::string spec_grid_text(const Spec& spec);
+/// Checks a box-set spec against a communicator of `comm_size` ranks (every box of rank() entries,
+/// owners and `@K` within the communicator, `chop` of rank() entries); returns the ranks a policy
+/// spreads the boxes over. A failure names the box or the assign= part.
+[[nodiscard]] int check_spec_box_set(const Spec& spec, int comm_size);
+
+/// The box-set distribution of a box-set spec (see `to_distribution`).
+template <std::size_t N>
+Distribution<N> spec_box_set_distribution(const Spec& spec, const Box<N>& domain, int comm_size) {
+  const int ranks = check_spec_box_set(spec, comm_size);
+  std::vector<Box<N>> boxes;
+  std::vector<int> owners;
+  for (const SpecBox& b : spec.boxes) {
+    Box<N> box;
+    for (std::size_t d = 0; d < N; ++d) box.lo[d] = b.lo[d], box.hi[d] = b.hi[d];
+    boxes.push_back(box);
+    owners.push_back(b.owner);
+  }
+  try {
+    if (spec.assignment != SpecAssignment::given) {
+      if (!spec.chop.empty()) {
+        Point<N> max_extent;
+        for (std::size_t d = 0; d < N; ++d) max_extent[d] = spec.chop[d];
+        boxes = chop_boxes(boxes, max_extent);
+      }
+      owners = assign_boxes<N>(boxes, ranks,
+                               spec.assignment == SpecAssignment::knapsack ? BoxAssignment::knapsack : BoxAssignment::morton);
+    }
+    return Distribution<N>::from_box_set(BoxSet<N>(domain, std::move(boxes), std::move(owners), comm_size));
+  } catch (const Error& e) {
+    // The parser checked the boxes; only a spec built in code gets here.
+    fail_in_part(spec.source.boxes, "boxes", "", e.what());
+  }
+}
 
 }  // namespace detail
 
 /// The distribution a spec describes, over a communicator of `comm_size` ranks. A grid of P
 /// positions (explicit shape or `@K`) places ranks 0..P-1; ranks P..comm_size-1 are skeletons.
+/// A box set (`boxes=`) is `Distribution<N>::from_box_set` of a `BoxSet` in the spec's domain, its
+/// owners given or chosen by the policy over ranks 0..K-1 (`@K`) or the whole communicator.
 /// Throws `Error(invalid_argument)` naming the part of the text when the spec has not N
-/// dimensions, asks for more ranks than `comm_size`, or does not fit the grid chosen.
+/// dimensions, asks for more ranks than `comm_size` (a grid, `@K`, a box's owner), or does not fit
+/// the grid chosen.
 template <std::size_t N>
   requires(N >= 1)
 [[nodiscard]] Distribution<N> to_distribution(const Spec& spec, int comm_size) {
@@ -149,6 +221,7 @@ template <std::size_t N>
     domain.hi[d] = spec.axes[d].hi;
     extents[d] = spec.axes[d].hi - spec.axes[d].lo;  // fits: check_spec_rank checked it
   }
+  if (spec.is_box_set()) return detail::spec_box_set_distribution<N>(spec, domain, comm_size);
   const detail::SpecGridRequest request = detail::spec_grid_request(spec, comm_size);
   Point<N> fixed;
   for (std::size_t d = 0; d < N; ++d) fixed[d] = request.fixed[d];

@@ -25,6 +25,11 @@ enum class CellMark : std::uint8_t {
   ghost_unfilled,  ///< a ghost stored by the rank that nothing fills (beyond a non-periodic edge)
 };
 
+/// `OwnerPicture::owner` of a cell outside the domain (a margin for the chosen rank's ghosts).
+inline constexpr int outside_domain = -1;
+/// `OwnerPicture::owner` of a cell of the domain that no rank owns, or mostly not (a hole of a box set).
+inline constexpr int no_owner = -2;
+
 /// A box a rank owns, projected onto the picture's two axes (index coordinates, half-open).
 struct OwnedRect {
   int rank = 0;
@@ -43,7 +48,8 @@ struct OwnerPicture {
   std::string slice_text;                   ///< for 3-D: `dimension 0 = 5`; empty otherwise
   CellAxis rows, cols;                      ///< rows: the slower dimension shown; 1-D: a single row
   CellOwnerRule rule = CellOwnerRule::majority;
-  std::vector<int> owner;                   ///< rows.cells() x cols.cells(), row-major; -1: outside the domain
+  /// rows.cells() x cols.cells(), row-major: a rank, `outside_domain` or `no_owner` (a hole).
+  std::vector<int> owner;
   /// Majority rule only, per cell: the rank owning the second most of it where the ranks'
   /// indices interleave (-1 otherwise), and the share of the cell the owner holds, so that the SVG
   /// can show mixed cells as mixed.
@@ -71,10 +77,20 @@ struct OwnerPicture {
   [[nodiscard]] CellMark mark_at(int row, int col) const {
     return marks[static_cast<std::size_t>(row) * static_cast<std::size_t>(cols.cells()) + static_cast<std::size_t>(col)];
   }
+  /// True if the cell lies in the domain (owned or a hole).
+  [[nodiscard]] bool in_domain(int row, int col) const { return owner_at(row, col) != outside_domain; }
+  /// True if some cell is a hole (`no_owner`).
+  [[nodiscard]] bool any_hole() const noexcept {
+    for (int o : owner)
+      if (o == no_owner) return true;
+    return false;
+  }
   [[nodiscard]] bool downsampled() const noexcept { return rows.downsampled() || cols.downsampled(); }
   [[nodiscard]] bool one_dimensional() const noexcept { return rows.dim < 0; }
 };
 
+/// The character of a hole (a cell no rank owns) in the terminal map.
+inline constexpr char hole_char = '.';
 /// The character of a rank in the terminal map: 0-9, a-z, A-Z, repeating after 62 ranks.
 [[nodiscard]] char rank_char(int rank) noexcept;
 /// The fill colour of a rank in the SVG: 12 light qualitative colours, then hues spaced by the

@@ -98,10 +98,17 @@ struct CellOwners {
   float share = 1;
 };
 
-/// The owners of a cell inside the domain, by the picture's rule.
+/// The owners of a cell inside the domain, by the picture's rule. Where the distribution leaves
+/// holes (a box set), the indices no rank owns compete as `no_owner`, losing ties to a rank.
 template <std::size_t N>
 CellOwners cell_owners(const tessera::Distribution<N>& dist, const tessera::Box<N>& cell, CellOwnerRule rule) {
-  if (rule == CellOwnerRule::first_index || tessera::volume(cell) == 1) return {dist.owner(cell.lo), -1, 1};
+  if (rule == CellOwnerRule::first_index || tessera::volume(cell) == 1) {
+    if (dist.covers_domain()) return {dist.owner(cell.lo), -1, 1};
+    tessera::Box<N> first{cell.lo, cell.lo};
+    for (std::size_t d = 0; d < N; ++d) first.hi[d] = cell.lo[d] + 1;
+    const auto held = dist.pieces(first);
+    return {held.empty() ? no_owner : held.front().rank, -1, 1};
+  }
   std::vector<std::pair<int, index_t>> count;  // few ranks meet in one cell: a flat list is enough
   std::vector<std::pair<int, index_t>> boxes;  // per rank: boxes its part of the cell splits into
   for (const auto& piece : dist.pieces(cell)) {
@@ -115,6 +122,13 @@ CellOwners cell_owners(const tessera::Distribution<N>& dist, const tessera::Box<
     for (const auto& axis : piece.section.dim) runs = std::min<index_t>(runs * axis.run_count, 2);
     boxes[static_cast<std::size_t>(it - count.begin())].second += runs;
   }
+  index_t held = 0;
+  for (const auto& c : count) held += c.second;
+  const index_t holes = dist.covers_domain() ? 0 : tessera::volume(cell) - held;
+  if (count.empty() || holes > std::max_element(count.begin(), count.end(), [](const auto& a, const auto& b) {
+                                  return a.second < b.second;
+                                })->second)
+    return {no_owner, -1, static_cast<float>(static_cast<double>(holes) / static_cast<double>(tessera::volume(cell)))};
   const bool interleaved = std::any_of(boxes.begin(), boxes.end(), [](const auto& b) { return b.second > 1; });
   // Most indices first; ties to the lowest rank.
   std::sort(count.begin(), count.end(),
@@ -247,7 +261,7 @@ OwnerPicture picture_of(const tessera::Distribution<N>& dist, const tessera::Gho
   pic.cols = axis_for(v.col_dim);
 
   const std::size_t cells = static_cast<std::size_t>(pic.rows.cells()) * static_cast<std::size_t>(pic.cols.cells());
-  pic.owner.assign(cells, -1);
+  pic.owner.assign(cells, outside_domain);
   if (opt.rule == CellOwnerRule::majority) {
     pic.second_owner.assign(cells, -1);
     pic.owner_share.assign(cells, 1.0f);

@@ -64,6 +64,7 @@ std::pair<int, int> cell_key(const OwnerPicture& pic, int r, int c) {
 }
 
 std::string fill_of(const std::pair<int, int>& key) {
+  if (key.first == no_owner) return "url(#hole)";
   if (key.first < 0) return "#ffffff";
   if (key.second < 0) return rank_colour(key.first);
   return "url(#mix-" + std::to_string(key.first) + "-" + std::to_string(key.second) + ")";
@@ -77,6 +78,10 @@ void cells(std::ostringstream& out, const OwnerPicture& pic, const Geometry& g) 
       if (const auto key = cell_key(pic, r, c); key.second >= 0) pairs.push_back(key);
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  // Holes: grey cross-hatching on white, unlike any rank's flat colour.
+  if (pic.any_hole())
+    out << "<defs><pattern id='hole' width='8' height='8' patternUnits='userSpaceOnUse'><rect width='8' height='8' "
+           "fill='#fff'/><path d='M0 8L8 0M0 0L8 8' stroke='#999' stroke-width='1'/></pattern></defs>\n";
   if (!pairs.empty()) {
     out << "<defs>";
     for (const auto& [a, b] : pairs)
@@ -121,7 +126,7 @@ void grid_lines(std::ostringstream& out, const OwnerPicture& pic, const Geometry
   // Thin lines between cells of the domain and of the chosen rank's ghost layers, not across the
   // empty margin.
   const auto drawn = [&](int r, int c) {
-    return pic.owner_at(r, c) >= 0 || (pic.chosen_rank >= 0 && pic.mark_at(r, c) != CellMark::other);
+    return pic.in_domain(r, c) || (pic.chosen_rank >= 0 && pic.mark_at(r, c) != CellMark::other);
   };
   if (!pic.downsampled() && std::min(g.cw, g.ch) >= 10) {
     const auto all = edges_path(pic, g, [&](int r0, int c0, int r1, int c1) { return drawn(r0, c0) || drawn(r1, c1); });
@@ -225,6 +230,12 @@ double legend(std::ostringstream& out, const OwnerPicture& pic, double x0) {
   if (listed < pic.ranks) {
     out << "<text x='" << x0 << "' y='" << y + 10 << "' font-size='11'>... " << pic.ranks - listed
         << " more ranks</text>\n";
+    y += 17;
+  }
+  if (pic.any_hole()) {
+    out << "<rect x='" << x0 << "' y='" << y << "' width='12' height='12' fill='url(#hole)' stroke='#444' "
+        << "stroke-width='0.5'/><text x='" << x0 + 18 << "' y='" << y + 10 << "' font-size='11'>hole: no rank owns it"
+        << "</text>\n";
     y += 17;
   }
   if (pic.chosen_rank >= 0) {

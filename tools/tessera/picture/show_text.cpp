@@ -27,7 +27,7 @@ std::string column_ruler(const OwnerPicture& pic, std::size_t indent) {
   std::vector<int> marked{0};
   for (int c = 1; c < pic.cols.cells(); ++c)
     for (int r = 0; r < pic.rows.cells(); ++r)
-      if (pic.owner_at(r, c) != pic.owner_at(r, c - 1) && pic.owner_at(r, c) >= 0 && pic.owner_at(r, c - 1) >= 0) {
+      if (pic.owner_at(r, c) != pic.owner_at(r, c - 1) && pic.in_domain(r, c) && pic.in_domain(r, c - 1)) {
         marked.push_back(c);
         break;
       }
@@ -100,8 +100,9 @@ std::string render_text(const OwnerPicture& pic) {
   out << '\n';
   draw_map(out, pic, [&](int r, int c) {
     const int owner = pic.owner_at(r, c);
-    return owner < 0 ? ' ' : rank_char(owner);
+    return owner == outside_domain ? ' ' : owner == no_owner ? hole_char : rank_char(owner);
   });
+  if (pic.any_hole()) out << hole_char << " a hole: indices no rank owns\n";
 
   out << "\nrank char indices owns\n";
   const int listed = std::min(pic.ranks, max_listed_ranks);
@@ -118,8 +119,7 @@ std::string render_text(const OwnerPicture& pic) {
         << ":\n  # owned   + ghost filled by update_ghosts   - ghost never filled (beyond a non-periodic edge)   . other\n";
     draw_map(out, pic, [&](int r, int c) {
       const CellMark m = pic.mark_at(r, c);
-      const bool in_domain = pic.owner_at(r, c) >= 0;
-      return m == CellMark::other && !in_domain ? ' ' : mark_char(m);
+      return m == CellMark::other && !pic.in_domain(r, c) ? ' ' : mark_char(m);
     });
   }
   return out.str();

@@ -106,13 +106,21 @@ TrafficMatrix halo_traffic(const tessera::Distribution<N>& dist, const tessera::
 }
 
 /// Elements whose owner differs between `from` and `to` (any kinds: sections, not boxes): what
-/// every rank owned before minus what it keeps. The least a redistribution can move.
+/// every rank owned before minus what it keeps. The least a redistribution can move. An element
+/// that falls in a hole of `to` (a box set) has no new owner: it is dropped, not moved.
 template <std::size_t N>
 index_t elements_changing_owner(const tessera::Distribution<N>& from, const tessera::Distribution<N>& to) {
   index_t moved = 0;
   for (int r = 0; r < from.comm_size(); ++r) {
     const auto before = from.owned_sections(r);
     if (before.empty()) continue;
+    if (!to.covers_domain()) {
+      // Only the parts of r's elements that another rank owns afterwards (to's index finds them).
+      for (const auto& a : before)
+        for (const auto& piece : to.pieces(a))
+          if (piece.rank != r) moved += tessera::volume(piece.section);
+      continue;
+    }
     const auto after = to.owned_sections(r);
     index_t kept = 0;
     for (const auto& a : before)
