@@ -163,10 +163,11 @@ class Plan(ToolTestCase):
         self.matches_expected("plan_blocks.txt", self.ok("plan", "domain=8x8 grid=2x2", "domain=8x8 grid=4x1"))
 
     def test_box_set_reports(self):
-        # The L-shape's three ranks to a 2x2 grid of blocks on 4 ranks: the hole [4,8)x[4,8) holds
-        # nothing to move, so rank 3 receives nothing.
+        # The L-shape's three ranks to rows of 2 on 4 ranks: each box keeps one half and sends the
+        # other (8 elements each); the hole [4,8)x[4,8) holds nothing, so rank 3 gets only rows
+        # 6-7 of box 2.
         self.matches_expected("plan_box_set.txt",
-                              self.ok("plan", "domain=8x8 boxes=0:4x0:4@0,0:4x4:8@1,4:8x0:4@2", "domain=8x8 grid=2x2"))
+                              self.ok("plan", "domain=8x8 boxes=0:4x0:4@0,0:4x4:8@1,4:8x0:4@2", "domain=8x8 grid=4x1"))
         out = self.ok("plan", "domain=8x8 grid=2x2", "domain=8x8 boxes=0:4x0:8,4:8x0:4 assign=morton(chop=2x2)",
                       "--element-size", "1")
         self.assertIn("the plan moves nothing more", out)
