@@ -57,7 +57,8 @@ CLI::App* add_show_command(CLI::App& app, ShowOptions& o) {
   cmd->footer("Examples:\n"
               "  tessera show domain=12x18 grid=2x3 dist=cut(0,4,12),block\n"
               "  tessera show domain=16x16 grid=2x2 ghosts=1p --rank 3 --svg rank3.svg\n"
-              "  tessera show domain=1000x1000 dist=block_cyclic(64),cyclic --ranks 6 --max-cells 100");
+              "  tessera show domain=1000x1000 dist=block_cyclic(64),cyclic --ranks 6 --max-cells 100\n"
+              "  tessera show domain=8x8 boxes=0:4x0:4@0,0:4x4:8@1,4:8x0:4@2   (a box set; '.' marks a hole)");
   return cmd;
 }
 
