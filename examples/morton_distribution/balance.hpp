@@ -2,18 +2,22 @@
 // The --balance mode of the Morton example: the curve's split points balanced by Δ under emulated
 // load (tessera/balance/split_balance.hpp). Every iteration updates each element of an array
 // pointwise (`work` times, so that there is something to time); chosen ranks run slower
-// (tessera::EmulatedLoad sleeps after their sweep); every `interval` iterations the ranks gather
+// (tessera::EmulatedLoad sleeps after their sweep; with `point_seconds` > 0 every rank also sleeps
+// that long per point it owns, a costlier kernel emulated without contending for the cores of a
+// loaded machine, whose timings of the bare sweep are mostly noise); every `interval` iterations the ranks gather
 // their seconds, a static-Δ policy decides from split_step_preview, and the array is redistributed
 // (preserving) to the step's distribution. After every redistribution each rank compares its
 // values with a serial run of the same updates over the whole domain: the run fails (exit 1) on any
 // difference. The imbalance (slowest / mean - 1) is printed at each remap point; being measured, it
 // is reported, not checked.
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <iomanip>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "morton_distribution.hpp"
@@ -26,6 +30,7 @@ struct BalanceOptions {
   int interval = 3;        // iterations between remap points
   std::string load = "0:3@0-1000000";
   int work = 100;          // sweeps of the update per iteration
+  double point_seconds = 0;  // emulated seconds per owned point and iteration, slept (0: none)
 };
 
 // The pointwise update, the same function for the distributed and the serial run (bit for bit).
@@ -66,6 +71,8 @@ inline int balance_under_load(int& argc, char**& argv, const std::vector<tessera
     {
       auto measured = timer.measure();
       for (int w = 0; w < o.work; ++w) u.for_each_owned([](const Point<2>& p, double& x) { x = morton_update(x, p); });
+      const auto points = static_cast<double>(dom.distribution().local_size(rank));
+      if (o.point_seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(points * o.point_seconds));
     }
     double seconds = timer.take();
     seconds += load.slow_down(rank, it, seconds);

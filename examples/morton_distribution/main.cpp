@@ -141,6 +141,9 @@ int main(int argc, char** argv) {
   app.add_option("--load", balance.load, "with --balance: emulated load, RANK:FACTOR@FIRST-LAST,...");
   app.add_option("--work", balance.work, "with --balance: sweeps of the update per iteration")
       ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--point-seconds", balance.point_seconds,
+                 "with --balance: emulated seconds per owned point and iteration, slept (0: the sweep alone)")
+      ->check(CLI::Range(0.0, 1.0));
   CLI11_PARSE(app, argc, argv);
   const std::vector<index_t> ext = parse_extents(extents_text);
   if (ext.empty()) {
