@@ -1,15 +1,15 @@
 #pragma once
 // The --balance mode of the Morton example: the curve's split points balanced by Δ under emulated
-// load (tessera/balance/split_balance.hpp). Every iteration updates each element of an array
-// pointwise (`work` times, so that there is something to time); chosen ranks run slower
-// (tessera::EmulatedLoad sleeps after their sweep; with `point_seconds` > 0 every rank also sleeps
-// that long per point it owns, a costlier kernel emulated without contending for the cores of a
-// loaded machine, whose timings of the bare sweep are mostly noise); every `interval` iterations the ranks gather
-// their seconds, a static-Δ policy decides from split_step_preview, and the array is redistributed
-// (preserving) to the step's distribution. After every redistribution each rank compares its
-// values with a serial run of the same updates over the whole domain: the run fails (exit 1) on any
-// difference. The imbalance (slowest / mean - 1) is printed at each remap point; being measured, it
-// is reported, not checked.
+// load (tessera/balance/split_balance.hpp) by a tessera::Balancer. Every iteration updates each
+// element of an array pointwise (`work` times, so that there is something to time); chosen ranks
+// run slower (tessera::EmulatedLoad sleeps after their sweep; with `point_seconds` > 0 every rank
+// also sleeps that long per point it owns, a costlier kernel emulated without contending for the
+// cores of a loaded machine, whose timings of the bare sweep are mostly noise). Every `interval`
+// iterations the balancer gathers the ranks' seconds, a static-Δ policy decides from
+// split_step_preview, and the split points move (the array migrated, values kept). After every
+// remap point each rank compares its values with a serial run of the same updates over the whole
+// domain: the run fails (exit 1) on any difference. The imbalance (slowest / mean - 1) is printed
+// at each remap point; being measured, it is reported, not checked.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -51,10 +51,12 @@ inline int balance_under_load(int& argc, char**& argv, const std::vector<tessera
   tessera::DistArray<double, 2> u(dom);
   u.for_each_owned([](const Point<2>&, double& x) { x = 0; });
   std::vector<double> serial(static_cast<std::size_t>(tessera::volume(box)), 0.0);  // row-major over box
-  tessera::StaticDelta policy(o.delta);
+  tessera::BalancerOptions options;
+  options.interval = o.interval;
+  tessera::Balancer<2> balancer(dom, std::make_shared<tessera::StaticDelta>(o.delta), options);
   if (rank == 0)
-    std::cout << dom.distribution() << ", load " << load << ", policy " << policy.name() << ", remap every "
-              << o.interval << " iterations\n";
+    std::cout << dom.distribution() << ", load " << load << ", policy " << balancer.policy().name()
+              << ", remap every " << o.interval << " iterations\n";
 
   const auto matches_serial = [&] {
     int wrong = 0;
@@ -65,47 +67,29 @@ inline int balance_under_load(int& argc, char**& argv, const std::vector<tessera
   };
   bool ok = true;
   std::vector<double> imbalances;
-  tessera::SectionTimer timer;
-  double accumulated = 0;
   for (int it = 0; it < o.iterations; ++it) {
     {
-      auto measured = timer.measure();
+      auto measured = balancer.timer().measure();
       for (int w = 0; w < o.work; ++w) u.for_each_owned([](const Point<2>& p, double& x) { x = morton_update(x, p); });
       const auto points = static_cast<double>(dom.distribution().local_size(rank));
       if (o.point_seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(points * o.point_seconds));
     }
-    double seconds = timer.take();
-    seconds += load.slow_down(rank, it, seconds);
-    accumulated += seconds;
+    // The emulated slowdown: the loaded rank sleeps (factor - 1) times what it measured.
+    balancer.timer().add(load.slow_down(rank, it, balancer.timer().seconds()));
     tessera::for_each_point(box, [&](const Point<2>& p) {
       double& x = serial[static_cast<std::size_t>(tessera::offset_row_major(box, p))];
       for (int w = 0; w < o.work; ++w) x = morton_update(x, p);
     });
-    if ((it + 1) % o.interval != 0) continue;
-    const std::vector<double> per_rank = tessera::collect_all(comm, accumulated / o.interval);
-    accumulated = 0;
-    tessera::BalanceView view;
-    view.iteration = it + 1;
-    view.interval = o.interval;
-    view.seconds = per_rank;
-    view.iteration_seconds = *std::max_element(per_rank.begin(), per_rank.end());
-    double mean = 0;
-    for (const double s : per_rank) mean += s / P;
-    view.imbalance = mean > 0 ? view.iteration_seconds / mean - 1 : 0;
-    view.preview = [&](double delta) { return tessera::split_step_preview(dom.distribution(), per_rank, sizeof(double), delta); };
-    imbalances.push_back(view.imbalance);
-    const double delta = policy.decide(view);
-    tessera::index_t moved = 0;
-    if (delta > 0) {
-      const tessera::SplitStep<2> step = tessera::plan_split_step(dom.distribution(), per_rank, delta);
-      if (step.moves_anything()) dom.redistribute(step.to, tessera::Redistribution::preserve);
-      moved = step.elements;
-    }
+    // Collective: at a remap point the policy decides Δ and the split points move (every array of
+    // the domain redistributed, values kept).
+    const tessera::BalanceStep step = balancer.step();
+    if (!step.remap_point) continue;
+    imbalances.push_back(step.imbalance);
     const bool same = matches_serial();
     ok = ok && same;
     if (rank == 0) {
       std::cout << "iteration " << std::setw(3) << it + 1 << ": imbalance " << std::fixed << std::setprecision(2)
-                << view.imbalance << ", delta " << delta << ", moved " << moved << " points; points per rank";
+                << step.imbalance << ", delta " << step.delta << ", moved " << step.elements << " points; points per rank";
       const auto counts = tessera::split_counts(dom.distribution());
       for (int r = 0; r < P; ++r) std::cout << ' ' << counts[static_cast<std::size_t>(r) + 1] - counts[static_cast<std::size_t>(r)];
       std::cout << (same ? "" : "  VALUES DIFFER FROM THE SERIAL RUN") << '\n';

@@ -73,7 +73,7 @@ inline index_t round_toward(double x, index_t toward) {
 /// Enforces the rules on rounded splits in place: the ends fixed at 0 and `total`, nondecreasing,
 /// and every rank keeping at least one index when there are at least as many indices as ranks.
 /// With m the minimum (1 or 0), u[j] = s[j] - j m must be nondecreasing within [0, total - P m]:
-/// a running maximum, then clamps from the end.
+/// one pass raising each u to the one before it and capping it at total - P m.
 inline void enforce_split_rules(std::vector<index_t>& s, index_t total) {
   const auto P = static_cast<index_t>(s.size() - 1);
   const index_t m = total >= P ? 1 : 0;

@@ -85,6 +85,44 @@ TEST(SplitBalance, MortonUnderEmulatedLoadKeepsEveryValueAndEvensTheTimes) {
   EXPECT_EQ(comm.allreduce(static_cast<std::int64_t>(dom.distribution().local_size(comm.rank())), ReduceOp::sum), volume(box));
 }
 
+// The Balancer drives the same steps at its remap points: every value kept, the imbalance it
+// reports shrinking, and its history recording the moves.
+TEST(SplitBalance, BalancerMovesTheSplitPointsOfAUserDistribution) {
+  Communicator comm(MPI_COMM_WORLD);
+  const int P = comm.size();
+  const Box<2> box({0, 0}, {21, 15});
+  Domain<2> dom(comm, Distribution<2>::user(std::make_shared<const MortonDistribution<2>>(box, P)));
+  DistArray<double, 2> u(dom);
+  u.for_each_owned([](const Point<2>& p, double& x) { x = value_of(p); });
+  const EmulatedLoad load = EmulatedLoad::parse("0:4@0-100");
+  BalancerOptions options;
+  options.interval = 2;
+  Balancer<2> balancer(dom, std::make_shared<StaticDelta>(0.5), options);
+  std::vector<double> imbalances;
+  std::int64_t moved = 0;
+  for (int it = 0; it < 16; ++it) {
+    const BalanceStep step = balancer.step(emulated_seconds(dom, load, it));
+    if (!step.remap_point) continue;
+    imbalances.push_back(step.imbalance);
+    moved += step.elements;
+    EXPECT_EQ(step.blocks, step.elements);
+    u.for_each_owned([](const Point<2>& p, const double& x) { ASSERT_EQ(x, value_of(p)) << p; });
+  }
+  ASSERT_EQ(imbalances.size(), 8u);
+  if (P > 1) {
+    EXPECT_GT(moved, 0);
+    EXPECT_FALSE(balancer.history().empty());
+    EXPECT_LT(imbalances.back(), imbalances.front() / 2) << "imbalance first " << imbalances.front() << " last "
+                                                          << imbalances.back();
+  }
+  // A user distribution keeps every rank: no processor sets.
+  EXPECT_THROW(balancer.set_availability([](const AvailabilityContext&) { return true; }), Error);
+  EXPECT_THROW((void)balancer.set_active_ranks({0}), Error);
+  // A user distribution without split points is refused when the balancer is made.
+  Domain<2> set(comm, Distribution<2>::from_box_set(BoxSet<2>(box, {box}, {0}, P)));
+  EXPECT_THROW(Balancer<2>(set, std::make_shared<StaticDelta>(0.5)), Error);
+}
+
 TEST(SplitBalance, BadInputIsRefusedEverywhereAndChangesNothing) {
   Communicator comm(MPI_COMM_WORLD);
   const int P = comm.size();
