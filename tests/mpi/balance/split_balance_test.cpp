@@ -34,14 +34,26 @@ double imbalance_of(const std::vector<double>& seconds) {
   return mean > 0 ? *std::max_element(seconds.begin(), seconds.end()) / mean - 1 : 0;
 }
 
+// A domain distributed along the Morton curve over every rank.
+Domain<2> morton_domain(const Communicator& comm, const Box<2>& box) {
+  return Domain<2>(comm, Distribution<2>::user(std::make_shared<const MortonDistribution<2>>(box, comm.size())));
+}
+void fill_with_points(DistArray<double, 2>& u) {
+  u.for_each_owned([](const Point<2>& p, double& x) { x = value_of(p); });
+}
+// Every owned value is still the one its point was given (the serial reference).
+void expect_point_values(const DistArray<double, 2>& u) {
+  u.for_each_owned([](const Point<2>& p, const double& x) { ASSERT_EQ(x, value_of(p)) << p; });
+}
+
 TEST(SplitBalance, MortonUnderEmulatedLoadKeepsEveryValueAndEvensTheTimes) {
   Communicator comm(MPI_COMM_WORLD);
   const int P = comm.size();
   const Box<2> box({-4, 1}, {19, 18});  // 23 x 17: the curve is padded to 32 x 32
-  Domain<2> dom(comm, Distribution<2>::user(std::make_shared<const MortonDistribution<2>>(box, P)));
+  Domain<2> dom = morton_domain(comm, box);
   DistArray<double, 2> u(dom);
   DistArray<std::int64_t, 2> tag(dom);
-  u.for_each_owned([](const Point<2>& p, double& x) { x = value_of(p); });
+  fill_with_points(u);
   tag.for_each_owned([](const Point<2>& p, std::int64_t& x) { x = p[0] * 1000 + p[1]; });
   const EmulatedLoad load = EmulatedLoad::parse("0:3@0-100," + std::to_string(P - 1) + ":2@0-100");
   StaticDelta policy(0.5);
@@ -75,7 +87,7 @@ TEST(SplitBalance, MortonUnderEmulatedLoadKeepsEveryValueAndEvensTheTimes) {
     }
     EXPECT_TRUE(dom.distribution() == step.to);
     EXPECT_EQ(split_counts(dom.distribution()), step.stepped);
-    u.for_each_owned([](const Point<2>& p, const double& x) { ASSERT_EQ(x, value_of(p)) << p; });
+    expect_point_values(u);
     tag.for_each_owned([](const Point<2>& p, const std::int64_t& x) { ASSERT_EQ(x, p[0] * 1000 + p[1]) << p; });
   }
   if (P > 1) {
@@ -91,9 +103,9 @@ TEST(SplitBalance, BalancerMovesTheSplitPointsOfAUserDistribution) {
   Communicator comm(MPI_COMM_WORLD);
   const int P = comm.size();
   const Box<2> box({0, 0}, {21, 15});
-  Domain<2> dom(comm, Distribution<2>::user(std::make_shared<const MortonDistribution<2>>(box, P)));
+  Domain<2> dom = morton_domain(comm, box);
   DistArray<double, 2> u(dom);
-  u.for_each_owned([](const Point<2>& p, double& x) { x = value_of(p); });
+  fill_with_points(u);
   const EmulatedLoad load = EmulatedLoad::parse("0:4@0-100");
   BalancerOptions options;
   options.interval = 2;
@@ -106,7 +118,7 @@ TEST(SplitBalance, BalancerMovesTheSplitPointsOfAUserDistribution) {
     imbalances.push_back(step.imbalance);
     moved += step.elements;
     EXPECT_EQ(step.blocks, step.elements);
-    u.for_each_owned([](const Point<2>& p, const double& x) { ASSERT_EQ(x, value_of(p)) << p; });
+    expect_point_values(u);
   }
   ASSERT_EQ(imbalances.size(), 8u);
   if (P > 1) {
@@ -127,9 +139,9 @@ TEST(SplitBalance, BadInputIsRefusedEverywhereAndChangesNothing) {
   Communicator comm(MPI_COMM_WORLD);
   const int P = comm.size();
   const Box<2> box({0, 0}, {9, 7});
-  Domain<2> dom(comm, Distribution<2>::user(std::make_shared<const MortonDistribution<2>>(box, P)));
+  Domain<2> dom = morton_domain(comm, box);
   DistArray<double, 2> u(dom);
-  u.for_each_owned([](const Point<2>& p, double& x) { x = value_of(p); });
+  fill_with_points(u);
   const Distribution<2> before = dom.distribution();
   const std::vector<double> seconds(static_cast<std::size_t>(P), 1.0);
   for (const double delta : {0.0, -0.25, 1.25, std::nan("")})
@@ -142,7 +154,7 @@ TEST(SplitBalance, BadInputIsRefusedEverywhereAndChangesNothing) {
   Domain<2> blocks(comm, Distribution<2>(box, ProcGrid<2>::with_shape(P, {P, 1}), {block(), block()}));
   EXPECT_THROW((void)plan_split_step(blocks.distribution(), seconds, 0.5), Error);
   EXPECT_TRUE(dom.distribution() == before);
-  u.for_each_owned([](const Point<2>& p, const double& x) { ASSERT_EQ(x, value_of(p)) << p; });
+  expect_point_values(u);
 }
 
 }  // namespace
