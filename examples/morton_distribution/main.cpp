@@ -1,6 +1,8 @@
 // A Morton (Z-order) space-filling-curve distribution written as a user-defined distribution, then
 // used through `tessera::Distribution` like a built-in one: prints who owns what and checks that the
-// owned boxes tile the domain (exit status 1 if not). No MPI calls. See README.md here.
+// owned boxes tile the domain (exit status 1 if not). No MPI calls in that mode. With --balance it
+// runs under MPI instead and balances the curve's split points by Δ under emulated load (balance.hpp
+// here). See README.md here.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstddef>
@@ -11,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "balance.hpp"
 #include "morton_distribution.hpp"
 #include "tessera/layout/distribution.hpp"
 
@@ -126,6 +129,21 @@ int main(int argc, char** argv) {
   std::string extents_text = "13x9";
   app.add_option("--ranks", ranks, "number of ranks P")->check(CLI::Range(1, 1 << 20));
   app.add_option("--extents", extents_text, "domain extents, 1 to 3 of them: 17, 13x9 or 4x5x6");
+  BalanceOptions balance;
+  app.add_option("--balance", balance.iterations,
+                 "under MPI: run this many iterations balancing the split points by delta (2-D extents; "
+                 "--ranks is then the number of MPI ranks)")
+      ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--delta", balance.delta, "with --balance: the fraction of the way to the target each step moves")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--interval", balance.interval, "with --balance: iterations between remap points")
+      ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--load", balance.load, "with --balance: emulated load, RANK:FACTOR@FIRST-LAST,...");
+  app.add_option("--work", balance.work, "with --balance: sweeps of the update per iteration")
+      ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--point-seconds", balance.point_seconds,
+                 "with --balance: emulated seconds per owned point and iteration, slept (0: the sweep alone)")
+      ->check(CLI::Range(0.0, 1.0));
   CLI11_PARSE(app, argc, argv);
   const std::vector<index_t> ext = parse_extents(extents_text);
   if (ext.empty()) {
@@ -133,6 +151,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    if (balance.iterations > 0) {
+      if (ext.size() != 2) {
+        std::cerr << "--balance: expected 2-D extents such as 64x48, got '" << extents_text << "'\n";
+        return 2;
+      }
+      return balance_under_load(argc, argv, {ext[0], ext[1]}, balance);
+    }
     switch (ext.size()) {
       case 1: return run<1>(ext, ranks);
       case 2: return run<2>(ext, ranks);

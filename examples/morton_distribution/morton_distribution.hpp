@@ -32,16 +32,23 @@
 /// **Codes fit in 64 bits** with `N * L <= 62` (so codes, the end code `2^(N L)` and every count
 /// also fit in a signed `index_t`): extents up to 2^62 in 1-D, 2^31 in 2-D, 2^20 in 3-D.
 ///
+/// **Balancing by Δ.** It also implements `tessera::OrderedSplits<N>`: the split codes are its
+/// split points, and a second constructor cuts the curve at other codes, so the balance layer can
+/// move its splits a fraction Δ toward a target from measured seconds
+/// (`tessera/balance/split_balance.hpp`; `main.cpp --balance` runs it under emulated load).
+///
 /// Replicated state: O(P) codes and counts. Copies of a `Distribution` wrapping it share one object.
 
 #include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "tessera/balance/split_balance.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/geometry.hpp"
 #include "tessera/layout/user_distribution.hpp"
@@ -49,10 +56,11 @@
 namespace tessera_examples {
 
 /// Morton (Z-order) space-filling-curve distribution of an N-dimensional box over `comm_size`
-/// ranks, balanced by point count. See the file comment for the curve and the split points.
+/// ranks, balanced by point count (or cut at given split codes). See the file comment for the
+/// curve and the split points.
 template <std::size_t N>
   requires(N >= 1 && N <= 16)  // a tree node has 2^N children, indexed by an unsigned
-class MortonDistribution : public tessera::UserDistribution<N> {
+class MortonDistribution : public tessera::UserDistribution<N>, public tessera::OrderedSplits<N> {
  public:
   /// A Morton code: position along the curve over the padded cube, in `[0, code_end())`.
   using Code = std::uint64_t;
@@ -72,24 +80,55 @@ class MortonDistribution : public tessera::UserDistribution<N> {
         rel_domain_(tessera::Box<N>::from_extents(tessera::extents(domain))),
         levels_(levels_for(domain)),
         total_(tessera::volume(domain)) {
-    const auto P = static_cast<std::size_t>(comm_size);
     const index_t q = total_ / comm_size, rem = total_ % comm_size;
-    before_.resize(P + 1);
-    splits_.resize(P + 1);
-    for (std::size_t r = 0; r <= P; ++r) {
+    std::vector<index_t> before(static_cast<std::size_t>(comm_size) + 1);
+    for (std::size_t r = 0; r < before.size(); ++r) {
       const auto rr = static_cast<index_t>(r);
-      before_[r] = rr * q + std::min(rr, rem);  // <= total_: no overflow
-      splits_[r] = before_[r] < total_ ? select(before_[r]) : code_end();
+      before[r] = rr * q + std::min(rr, rem);  // <= total_: no overflow
     }
-    // Rank 0's segment starts at code 0 even for an empty domain, so owner_of_code never yields -1.
-    splits_[0] = 0;
+    set_counts(std::move(before));
+  }
+
+  /// The Morton curve of `domain` cut at other split codes (what balancing moves): rank r owns the
+  /// codes [splits[r], splits[r + 1]). `splits` holds comm_size + 1 nondecreasing codes from 0 to
+  /// `code_end()`; codes are stored canonically (a split moved onto the code of the first domain
+  /// point at or after it), so two lists that cut the domain's points alike give equal
+  /// distributions. Throws `tessera::Error(invalid_argument)` naming `splits` for a list of the
+  /// wrong length, decreasing, or not from 0 to `code_end()`; and as the even constructor does.
+  MortonDistribution(const tessera::Box<N>& domain, int comm_size, const std::vector<Code>& splits)
+      : tessera::UserDistribution<N>(domain, checked_comm_size(comm_size)),
+        lo_(domain.lo),
+        rel_domain_(tessera::Box<N>::from_extents(tessera::extents(domain))),
+        levels_(levels_for(domain)),
+        total_(tessera::volume(domain)) {
+    constexpr const char* where = "MortonDistribution";
+    if (splits.size() != static_cast<std::size_t>(comm_size) + 1)
+      tessera::fail_argument(where, "splits", splits.size(),
+                             "entries given; must be comm_size + 1 = " + std::to_string(comm_size + 1));
+    if (splits.front() != 0 || splits.back() != code_end())
+      tessera::fail_argument(where, "splits", std::to_string(splits.front()) + ".." + std::to_string(splits.back()),
+                             "must run from code 0 to code_end() = " + std::to_string(code_end()));
+    std::vector<index_t> before(splits.size());
+    for (std::size_t r = 0; r < splits.size(); ++r) {
+      if (r > 0 && splits[r] < splits[r - 1])
+        tessera::fail_argument(where, "splits[" + std::to_string(r) + "]", splits[r], "must not be below the code before it");
+      before[r] = count_before(splits[r]);
+    }
+    set_counts(std::move(before));
   }
 
   /// `morton(domain [0,10)x[0,7) over 3 ranks)`. Domain and rank count fix the ownership, so the
   /// name identifies the distribution as `UserDistribution::name` requires.
+  /// A distribution cut elsewhere than evenly lists its points before each split:
+  /// `morton(domain [0,10)x[0,7) over 3 ranks, split at points 0 20 45 70)`.
   [[nodiscard]] std::string name() const override {
     std::ostringstream out;
-    out << "morton(domain " << this->domain() << " over " << this->comm_size() << " ranks)";
+    out << "morton(domain " << this->domain() << " over " << this->comm_size() << " ranks";
+    if (!is_even()) {
+      out << ", split at points";
+      for (const index_t b : before_) out << ' ' << b;
+    }
+    out << ')';
     return out.str();
   }
 
@@ -145,10 +184,10 @@ class MortonDistribution : public tessera::UserDistribution<N> {
     }
   }
 
-  /// Same domain and rank count (and so the same ownership of every index).
+  /// Same domain, rank count and points per rank (and so the same ownership of every index).
   [[nodiscard]] bool equals(const tessera::UserDistribution<N>& other) const override {
     const auto* o = dynamic_cast<const MortonDistribution*>(&other);
-    return o != nullptr && o->domain() == this->domain() && o->comm_size() == this->comm_size();
+    return o != nullptr && o->domain() == this->domain() && o->comm_size() == this->comm_size() && o->before_ == before_;
   }
 
   /// Levels L of the tree: the padded cube has side 2^L (0 for a domain of at most one point).
@@ -182,7 +221,25 @@ class MortonDistribution : public tessera::UserDistribution<N> {
   [[nodiscard]] index_t points_before(int rank) const {
     return before_[checked_rank_or_end("MortonDistribution::points_before", rank)];
   }
-  /// Number of domain points `rank` owns: the total divided as evenly as possible.
+  /// Balancing by Δ (tessera::OrderedSplits): the split codes, `split_code(0 .. comm_size)`.
+  [[nodiscard]] std::vector<Code> split_points() const override { return splits_; }
+  /// Balancing by Δ: `count_before(position)`.
+  [[nodiscard]] index_t indices_before(Code position) const override { return count_before(position); }
+  /// Balancing by Δ: the code of domain point number `k` along the curve, one descent of the tree.
+  /// Throws `tessera::Error(invalid_argument)` naming `k` unless 0 <= k < the domain's volume.
+  [[nodiscard]] Code position_of_index(index_t k) const override {
+    if (k < 0 || k >= total_)
+      tessera::fail_argument("MortonDistribution::position_of_index", "k", k,
+                             "must be in [0, " + std::to_string(total_) + ")");
+    return select(k);
+  }
+  /// Balancing by Δ: the same curve cut at `splits` (the constructor taking split codes).
+  [[nodiscard]] std::shared_ptr<const tessera::UserDistribution<N>> with_split_points(std::vector<Code> splits) const override {
+    return std::make_shared<const MortonDistribution>(this->domain(), this->comm_size(), splits);
+  }
+
+  /// Number of domain points `rank` owns (the total divided as evenly as possible, unless cut at
+  /// other split codes).
   [[nodiscard]] index_t point_count(int rank) const {
     const std::size_t r = checked_rank("MortonDistribution::point_count", rank);
     return before_[r + 1] - before_[r];
@@ -196,6 +253,26 @@ class MortonDistribution : public tessera::UserDistribution<N> {
     Code first = 0;
     int level = 0;
   };
+
+  /// Sets the points before each split and the canonical split codes: the code of the first point
+  /// of each segment (code_end() past the last point; code 0 for rank 0 even for an empty domain,
+  /// so owner_of_code never yields -1).
+  void set_counts(std::vector<index_t> before) {
+    before_ = std::move(before);
+    splits_.resize(before_.size());
+    for (std::size_t r = 0; r < before_.size(); ++r) splits_[r] = before_[r] < total_ ? select(before_[r]) : code_end();
+    splits_[0] = 0;
+  }
+
+  /// True if the points are divided as evenly as possible (the first T mod P ranks one more).
+  [[nodiscard]] bool is_even() const noexcept {
+    const index_t P = this->comm_size(), q = total_ / P, rem = total_ % P;
+    for (std::size_t r = 0; r < before_.size(); ++r) {
+      const auto rr = static_cast<index_t>(r);
+      if (before_[r] != rr * q + std::min(rr, rem)) return false;
+    }
+    return true;
+  }
 
   static int checked_comm_size(int comm_size) {
     if (comm_size < 1) tessera::fail_argument("MortonDistribution", "comm_size", comm_size, "must be >= 1");

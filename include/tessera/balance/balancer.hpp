@@ -4,7 +4,10 @@
 /// Once per iteration `step()` adds the iteration's measured seconds; every `interval` iterations
 /// it gathers every rank's figure (`collect_all`), turns them into weights and a target cut,
 /// asks the policy for Δ, and migrates every array of the domain when the policy says it pays.
-/// With an availability hook it also withdraws and re-adds ranks there.
+/// With an availability hook it also withdraws and re-adds ranks there. A user-defined
+/// distribution that exposes split points along its own order (`OrderedSplits`,
+/// balance/split_balance.hpp: the Morton example) is balanced the same way, its split points moving
+/// a fraction Δ toward the target its `target_counts` gives; it keeps every rank.
 /// \code
 ///   tessera::Balancer<2> balancer(dom, std::make_shared<tessera::HorizonPolicy>());
 ///   for (int it = 0; it < iters; ++it) {
@@ -25,6 +28,7 @@
 #include "tessera/balance/availability.hpp"
 #include "tessera/balance/incremental.hpp"
 #include "tessera/balance/policy.hpp"
+#include "tessera/balance/split_balance.hpp"
 #include "tessera/balance/timing.hpp"
 #include "tessera/balance/weights.hpp"
 #include "tessera/exchange/collective_check.hpp"
@@ -37,7 +41,8 @@ enum class WeightRule { throughput, inverse_time, d3arc };
 /// How a Balancer measures and decides.
 struct BalancerOptions {
   int interval = 5;                           ///< iterations between remap points
-  /// How measured times become weights.
+  /// How measured times become weights (for cuts; a distribution balanced by its split points takes
+  /// its target from `OrderedSplits::target_counts`).
   WeightRule weights = WeightRule::throughput;
   double lb = 1.0, ub = 1.5;                  ///< bounds of the d3arc rule
 };
@@ -52,7 +57,7 @@ struct BalanceStep {
   double imbalance = 0;            ///< slowest / mean - 1 at this remap point
   double delta = 0;                ///< the Δ the policy chose
   index_t elements = 0;            ///< elements that changed owner
-  std::int64_t blocks = 0;         ///< in logical blocks
+  std::int64_t blocks = 0;         ///< in logical blocks (an index each, for split points)
   std::uint64_t bytes = 0;         ///< bytes moved, all arrays
   /// Whether ranks were withdrawn or re-added at this step.
   bool processor_set_changed = false;
@@ -65,21 +70,31 @@ template <std::size_t N>
 class Balancer {
  public:
   /// A balancer for every array over `domain`, deciding with `policy`. Throws
-  /// `Error(invalid_argument)` for a null policy, an interval < 1, bad d3arc bounds, or a
-  /// distribution whose distributed axes are not cut into intervals.
+  /// `Error(invalid_argument)` for a null policy, an interval < 1, bad d3arc bounds, a
+  /// distribution whose distributed axes are not cut into intervals, or a user-defined one without
+  /// split points (`OrderedSplits`).
   Balancer(Domain<N> domain, std::shared_ptr<BalancePolicy> policy, BalancerOptions options = {})
       : domain_(std::move(domain)), policy_(std::move(policy)), options_(options) {
     if (!policy_) fail_argument("Balancer", "policy", "null", "must point to a policy");
     if (options_.interval < 1) fail_argument("Balancer", "options.interval", options_.interval, "must be >= 1");
     if (options_.weights == WeightRule::d3arc) (void)d3arc_weights({1.0}, options_.lb, options_.ub);  // validates
-    balanced_ = balanced_axes(domain_.distribution(), "Balancer");
+    split_points_ = domain_.distribution().is_user_defined();
+    if (split_points_)
+      (void)ordered_splits(domain_.distribution(), "Balancer");  // validates
+    else
+      balanced_ = balanced_axes(domain_.distribution(), "Balancer");
     inactive_for_.assign(static_cast<std::size_t>(domain_.comm().size()), 0);
   }
 
   /// The timer a program wraps around the section whose time should be balanced.
   [[nodiscard]] SectionTimer& timer() noexcept { return timer_; }
   /// Decides whether ranks may hold data (see availability.hpp); an empty hook keeps every rank.
-  void set_availability(AvailabilityHook hook) { availability_ = std::move(hook); }
+  /// Throws `Error(invalid_argument)` for a hook when the balancer moves split points (a user
+  /// distribution is made for its rank count: it keeps every rank).
+  void set_availability(AvailabilityHook hook) {
+    if (hook && split_points_) refuse_processor_sets("Balancer::set_availability");
+    availability_ = std::move(hook);
+  }
 
   /// Collective, once per iteration: the timer's seconds since the last step are this
   /// iteration's figure.
@@ -128,27 +143,16 @@ class Balancer {
     view.iteration_seconds = *std::max_element(seconds_l.begin(), seconds_l.end());
     view.imbalance = mean > 0 ? view.iteration_seconds / mean - 1 : 0;
     view.history = &history_;
+    // A user distribution's grid lists every rank in rank order: seconds_l is by rank.
+    if (split_points_) return split_remap(out, started, view);
     const Distribution<N> target = cut_target(dist, weights_for(seconds_l, speeds));
     view.preview = [&](double delta) { return preview(plan_step(domain_, target, delta), speeds, view.iteration_seconds); };
     out.imbalance = view.imbalance;
     out.delta = std::clamp(policy_->decide(view), 0.0, 1.0);
-    double migration = 0;
     if (out.delta > 0) {
       const StepPlan<N> plan = plan_step(domain_, target, out.delta);
-      if (plan.moves_anything()) {
-        const double before = Communicator::wtime();
-        migration = migrate_step(domain_, plan);
-        const double local_migration = Communicator::wtime() - before;
-        out.elements = plan.elements;
-        out.blocks = plan.blocks;
-        out.bytes = plan.bytes;
-        const MigrationRecord record{iteration_, out.delta, plan.blocks, plan.bytes, migration};
-        history_.add(record);
-        policy_->observe(record);
-        out.migration_seconds = migration;
-        out.coordination_seconds = comm.max(Communicator::wtime() - started - local_migration);
-        return out;
-      }
+      if (plan.moves_anything())
+        return record_step(out, started, plan.elements, plan.blocks, plan.bytes, [&] { return migrate_step(domain_, plan); });
     }
     out.coordination_seconds = comm.max(Communicator::wtime() - started);
     return out;
@@ -159,10 +163,11 @@ class Balancer {
   /// ranks' last measured speeds (the mean speed for a rank never measured). Axes that were not
   /// distributed when the balancer was made stay undistributed. Returns the migration's seconds.
   /// Throws `Error(invalid_argument)` on every rank for an empty list, a repeated or
-  /// out-of-range rank.
+  /// out-of-range rank, or when the balancer moves split points (a user distribution keeps every rank).
   double set_active_ranks(std::vector<int> active_ranks) {
     const auto checked =
         detail::check_collective(domain_.comm(), "Balancer::set_active_ranks", active_ranks, domain_.distribution());
+    if (split_points_) refuse_processor_sets("Balancer::set_active_ranks");
     const Distribution<N> dist = domain_.distribution();
     // Axes the balancer started with undistributed stay so (D3-ARC's rows stay rows).
     Point<N> fixed{};
@@ -200,6 +205,51 @@ class Balancer {
   [[nodiscard]] int iteration() const noexcept { return iteration_; }
 
  private:
+  // A remap point of a distribution balanced by its split points: the policy decides from
+  // split_step_preview, and the step moves the split points (`view.seconds`: every rank's, in rank
+  // order).
+  BalanceStep split_remap(BalanceStep out, double started, BalanceView& view) {
+    const Distribution<N> dist = domain_.distribution();
+    const std::vector<double>& seconds = view.seconds;
+    view.preview = [&](double delta) { return split_step_preview(dist, seconds, domain_.bytes_per_element(), delta); };
+    out.imbalance = view.imbalance;
+    out.delta = std::clamp(policy_->decide(view), 0.0, 1.0);
+    if (out.delta > 0) {
+      const SplitStep<N> plan = plan_split_step(dist, seconds, out.delta);
+      if (plan.moves_anything())
+        return record_step(out, started, plan.elements, plan.elements,
+                           static_cast<std::uint64_t>(plan.elements) * domain_.bytes_per_element(),
+                           [&] { return domain_.migrate(plan.to); });
+    }
+    out.coordination_seconds = domain_.comm().max(Communicator::wtime() - started);
+    return out;
+  }
+
+  // Carries out a step (`migrate` moves every array and returns its seconds, the largest over the
+  // ranks), records it in the history and tells the policy.
+  template <class Migrate>
+  BalanceStep record_step(BalanceStep out, double started, index_t elements, std::int64_t blocks, std::uint64_t bytes,
+                          Migrate migrate) {
+    const double before = Communicator::wtime();
+    const double migration = migrate();
+    const double local_migration = Communicator::wtime() - before;
+    out.elements = elements;
+    out.blocks = blocks;
+    out.bytes = bytes;
+    const MigrationRecord record{iteration_, out.delta, blocks, bytes, migration};
+    history_.add(record);
+    policy_->observe(record);
+    out.migration_seconds = migration;
+    out.coordination_seconds = domain_.comm().max(Communicator::wtime() - started - local_migration);
+    return out;
+  }
+
+  [[noreturn]] void refuse_processor_sets(const char* where) const {
+    fail_argument(where, "distribution", domain_.distribution(),
+                  "is balanced by its split points: a user distribution is made for its rank count and keeps "
+                  "every rank (withdrawing ranks is for cut distributions)");
+  }
+
   std::vector<double> weights_for(const std::vector<double>& seconds, const std::vector<double>& speeds) const {
     switch (options_.weights) {
       case WeightRule::throughput: return speeds;
@@ -263,6 +313,7 @@ class Balancer {
   AvailabilityHook availability_;
   MigrationHistory history_;
   std::array<bool, N> balanced_{};   // axes distributed when the balancer was made
+  bool split_points_ = false;         // a user distribution balanced by its split points
   std::map<int, double> last_speed_;  // elements per second, by rank, as last measured
   std::vector<int> inactive_for_;     // remap points each rank has been a skeleton
   int iteration_ = 0;
