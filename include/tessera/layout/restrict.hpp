@@ -42,15 +42,20 @@ namespace tessera {
 
 namespace detail {
 
-// Axis `axis` of one cyclic kind (block cycle `b` from `d.lo()`) restricted to [a, z): block_cyclic
+// The owners of [a, z) along `d`, as an irregular axis: what keeps every owner whatever the kind.
+inline DimSpec owner_table(const DimDistribution& d, index_t a, index_t z) {
+  std::vector<int> owners(static_cast<std::size_t>(z - a));
+  for (index_t i = a; i < z; ++i) owners[static_cast<std::size_t>(i - a)] = d.owner(i);
+  return irregular(std::move(owners));
+}
+
+// Axis `d` of one cyclic kind (block cycle `b` from `d.lo()`) restricted to [a, z): block_cyclic
 // with the phase of the first index where [a, z) starts on a block boundary, else the owner table.
 inline DimSpec restricted_cyclic(const DimDistribution& d, index_t a, index_t z) {
   const index_t b = d.cycle_block();
   if (a == z) return block_cyclic(b);  // no index, no phase
   if ((a - d.lo()) % b == 0) return block_cyclic(b, d.owner(a));
-  std::vector<int> owners(static_cast<std::size_t>(z - a));
-  for (index_t i = a; i < z; ++i) owners[static_cast<std::size_t>(i - a)] = d.owner(i);
-  return irregular(std::move(owners));
+  return owner_table(d, a, z);
 }
 
 // A one-slab axis restricted to [a, z), as a spec (interval kinds give a cut; see the table).
@@ -60,11 +65,7 @@ inline DimSpec restricted_axis(const DimDistribution& d, index_t a, index_t z) {
     case DimKind::flooded: return flooded();
     case DimKind::cyclic:
     case DimKind::block_cyclic: return restricted_cyclic(d, a, z);
-    case DimKind::irregular: {
-      std::vector<int> owners(static_cast<std::size_t>(z - a));
-      for (index_t i = a; i < z; ++i) owners[static_cast<std::size_t>(i - a)] = d.owner(i);
-      return irregular(std::move(owners));
-    }
+    case DimKind::irregular: return owner_table(d, a, z);
     default: {  // block, cut, cut_weights, general: one interval per coordinate
       std::vector<index_t> bounds = d.boundaries();
       for (index_t& x : bounds) x = std::clamp(x, a, z);
@@ -110,10 +111,14 @@ template <std::size_t N>
   std::array<DimSpec, N> specs;
   for (std::size_t d = 0; d < N; ++d) {
     const DimDistribution& axis = dist.dim(d);
-    // A general axis may have one cut per slab: bound below through with_cuts.
-    specs[d] = axis.kind() == DimKind::general ? cut(std::vector<index_t>(static_cast<std::size_t>(dist.grid().extent(d)) + 1, region.lo[d]))
-                                               : detail::restricted_axis(axis, region.lo[d], region.hi[d]);
-    if (axis.kind() == DimKind::general) specs[d].boundaries.back() = region.hi[d];
+    if (axis.kind() != DimKind::general) {
+      specs[d] = detail::restricted_axis(axis, region.lo[d], region.hi[d]);
+      continue;
+    }
+    // A general axis may have one cut per slab: a placeholder cut here, the slabs' cuts below.
+    std::vector<index_t> placeholder(static_cast<std::size_t>(dist.grid().extent(d)) + 1, region.lo[d]);
+    placeholder.back() = region.hi[d];
+    specs[d] = cut(std::move(placeholder));
   }
   Distribution<N> out(region, dist.grid(), specs, dist.order());
   for (std::size_t d = 0; d < N; ++d) {
