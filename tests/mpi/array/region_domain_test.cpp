@@ -227,6 +227,32 @@ TEST(RegionDomain, RegionsFollowEveryChangeOfTheParent1D) { regions_follow_paren
 TEST(RegionDomain, RegionsFollowEveryChangeOfTheParent2D) { regions_follow_parent<2>(20, 70); }
 TEST(RegionDomain, RegionsFollowEveryChangeOfTheParent3D) { regions_follow_parent<3>(10, 80); }
 
+// A sparse subdomain over a region is a follower of the region, which follows the parent: its
+// indices and values move with every change of the parent.
+TEST(RegionDomain, SparseSubdomainsOfARegionFollowTheParent) {
+  Communicator comm(MPI_COMM_WORLD);
+  std::mt19937_64 rng(90);
+  const Box<2> box({0, 0}, {9, 7});
+  Domain<2> dom(comm, random_distribution<2>(rng, box, comm.size(), false));
+  const Domain<2> inner = dom.region(Box<2>({1, 1}, {8, 6}));
+  std::vector<Point<2>> mine;  // rank r names every (i, j) of the region with i + j = r mod P
+  for_each_point(inner.box(), [&](const Point<2>& p) {
+    if ((p[0] + p[1]) % comm.size() == comm.rank() && (p[0] * 3 + p[1]) % 4 == 0) mine.push_back(p);
+  });
+  SparseDomain<2> s(inner, mine);
+  SparseArray<double, 2> a(s);
+  a.for_each([](const Point<2>& p, double& v) { v = value_of(p); });
+  const index_t count = s.size();
+  for (int step = 0; step < 6; ++step) {
+    dom.redistribute(random_distribution<2>(rng, box, comm.size(), false));
+    EXPECT_EQ(s.size(), count);
+    a.for_each([&](const Point<2>& p, const double& v) {
+      ASSERT_EQ(inner.distribution().owner(p), comm.rank()) << p;
+      ASSERT_EQ(v, value_of(p)) << p;
+    });
+  }
+}
+
 TEST(RegionDomain, BadInputIsRefusedOnEveryRankAndChangesNothing) {
   Communicator comm(MPI_COMM_WORLD);
   const auto grid = ProcGrid<2>::with_shape(comm.size(), {comm.size(), 1});
