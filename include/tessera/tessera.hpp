@@ -18,6 +18,7 @@
 #include "tessera/layout/distribution.hpp"
 #include "tessera/layout/grid_shape.hpp"
 #include "tessera/layout/proc_grid.hpp"
+#include "tessera/layout/restrict.hpp"
 #include "tessera/layout/user_distribution.hpp"
 #include "tessera/plan/relabel.hpp"
 #include "tessera/plan/schedule_builders.hpp"

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "soak_box_sets.hpp"
+#include "tessera/exchange/mover_totals.hpp"
 #include "soak_shadow.hpp"
 
 namespace tessera::soak {
@@ -113,6 +114,7 @@ class Episode {
         {"flood", 3, &Episode::flood_slice},
         {"associative", 3, &Episode::associative},
         {"sparse-follow", 3, &Episode::sparse_follow},
+        {"region-follow", 3, &Episode::region_follow},
     };
     return kinds;
   }
@@ -173,6 +175,39 @@ class Episode {
     });
     c_.tally.compare(static_cast<double>(s.size()), static_cast<double>(kept),
                      [] { return std::string("sparse indices after the domain moved"); });
+  }
+
+  // ZPL's regions over one distribution (Domain::region): an array over a random sub-box of the
+  // domain takes u's values there, the domain moves to another distribution and the region's array
+  // must follow, then goes into w's same box. Both copies are between aligned arrays: no byte may
+  // go to another rank.
+  void region_follow() {
+    Box<N> r;
+    for (std::size_t d = 0; d < N; ++d) {
+      r.lo[d] = box_.lo[d] + draw(c_.rng, 0, extent(box_, d) - 1);
+      r.hi[d] = draw(c_.rng, r.lo[d] + 1, box_.hi[d]);
+    }
+    const Domain<N> region = dom_->region(r);
+    DistArray<double, N> x(region);
+    const auto sent_between_ranks = [&](const MoverStats& before) {
+      const MoverStats now = process_mover_stats();
+      const auto sent = static_cast<double>(now.bytes_sent - before.bytes_sent + now.bytes_copied_from_peers -
+                                            before.bytes_copied_from_peers);
+      return c_.comm.allreduce(sent, ReduceOp::sum);
+    };
+    const MoverStats before_in = process_mover_stats();
+    copy_section(*u_, r, x, r.lo);
+    c_.tally.compare(sent_between_ranks(before_in), 0.0, [] { return std::string("bytes sent copying into a region"); });
+    dom_->redistribute(any_distribution(box_, ghosts_), preserve());
+    c_.tally.compare(region.distribution() == restricted(dom_->distribution(), r) ? 1.0 : 0.0, 1.0,
+                     [] { return std::string("region aligned with the domain after it moved"); });
+    x.for_each_owned([&](const Point<N>& p, const double& v) {
+      c_.tally.compare(v, su_[p], [] { return std::string("region's value after the domain moved"); });
+    });
+    const MoverStats before_out = process_mover_stats();
+    copy_section(x, r, *w_, r.lo);
+    c_.tally.compare(sent_between_ranks(before_out), 0.0, [] { return std::string("bytes sent copying out of a region"); });
+    for_each_point(r, [&](const Point<N>& p) { sw_[p] = su_[p]; });
   }
 
   void redistribute_destructive() {

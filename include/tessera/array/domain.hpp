@@ -35,6 +35,7 @@
 #include "tessera/exchange/communicator.hpp"
 #include "tessera/exchange/mover.hpp"
 #include "tessera/layout/distribution.hpp"
+#include "tessera/layout/restrict.hpp"
 #include "tessera/plan/exchange_cache.hpp"
 #include "tessera/plan/ghost_spec.hpp"
 #include "tessera/plan/schedule_builders.hpp"
@@ -147,18 +148,10 @@ class Domain {
     const auto checked = detail::check_collective(comm(), where, to, mode);
     if (mode != Redistribution::preserve && mode != Redistribution::destructive)
       fail_argument(where, "mode", static_cast<int>(mode), "is not a tessera::Redistribution");
+    refuse_region(where);
     check_target(where, to);
-    const int rank = comm().rank();
-    const Box<N> common = intersect(distribution().domain(), to.domain());
-    const bool move = mode == Redistribution::preserve && !common.empty();
-    with_followers(to, mode, [&] {
-      relayout(where, to, false, [](Relayout&) {}, [&](State& s, Relayout& r) {
-        // Arrays with equal ghost specs get the same schedule from the cache.
-        const GhostSpec<N>& g = r.storage->ghosts();
-        if (move)
-          r.schedule = section_move_schedule(s.dist, g, common, to, g, common, MotionPlan<N>::identity(), rank, &s.cache);
-      });
-    });
+    Change change = stage_change(where, to, mode, false, [](Relayout&) {}, redistribution_planner(to, mode));
+    commit_change(change);
   }
 
   /// Collective: moves every array over this domain to `to`, which must cover the same box,
@@ -179,6 +172,7 @@ class Domain {
   double migrate(const Distribution<N>& to) {
     constexpr const char* where = "Domain::migrate";
     const auto checked = detail::check_collective(comm(), where, to);
+    refuse_region(where);
     State& s = *state_;
     if (to.domain() != s.dist.domain())
       fail_argument(where, "to", to.domain(),
@@ -191,8 +185,48 @@ class Domain {
                                    "(use redistribute)"));
     check_target(where, to);
     const double started = Communicator::wtime();
-    with_followers(to, Redistribution::preserve, [&] { migrate_arrays(where, to); });
+    migrate_arrays(where, to);
     return s.comm->max(Communicator::wtime() - started);
+  }
+
+  /// A domain over `box`, a box inside this domain's, aligned with this domain's distribution
+  /// (ZPL's regions over one `blk(lo, hi)` distribution): each index of `box` has the owner it has
+  /// here (`restricted`, layout/restrict.hpp), so arrays over the interior, a boundary strip and the
+  /// whole grid sit on the same ranks and `copy_section` between them moves nothing between ranks.
+  /// \code
+  ///   tessera::Domain<2> grid(comm, tessera::Distribution<2>(tessera::Box<2>({0, 0}, {66, 66}), pg, specs));
+  ///   tessera::Domain<2> interior = grid.region(tessera::Box<2>({1, 1}, {65, 65}));
+  ///   tessera::Domain<2> west = grid.region(tessera::Box<2>({0, 0}, {66, 1}));
+  ///   tessera::DistArray<double, 2> u(grid), f(interior), b(west);
+  ///   tessera::copy_section(f, interior.box(), u, interior.box().lo);  // purely local
+  ///   grid.redistribute(other, tessera::Redistribution::preserve);     // u, f and b all follow
+  /// \endcode
+  /// The region follows this domain: when it is redistributed or migrated (another kind, another
+  /// grid, preserving or destructive), every array over every region moves in the same collective
+  /// step, to the restriction of the new distribution, and the regions' followers (sparse
+  /// subdomains, regions of regions) with them; if anything fails on any rank, nothing changes
+  /// anywhere. A region cannot be redistributed itself (that would break the alignment): change
+  /// its parent. A redistribution of the parent to a box that no longer holds a region is refused
+  /// on every rank before anything moves. The region keeps this domain alive; declare regions
+  /// alike on every rank. Not collective. Throws `Error(out_of_range)` naming both boxes if `box`
+  /// is not inside this domain's box, `Error(invalid_argument)` for a box with hi < lo.
+  [[nodiscard]] Domain region(const Box<N>& box) const {
+    constexpr const char* where = "Domain::region";
+    for (std::size_t d = 0; d < N; ++d)
+      if (box.hi[d] < box.lo[d]) fail_argument(where, "box", box, detail::concat("has hi < lo along dimension ", d));
+    if (!contains(this->box(), box))
+      fail(ErrorCode::out_of_range, where, ": argument 'box' = ", box, " is not inside the domain's box ", this->box());
+    Domain child(comm(), restricted(distribution(), box));
+    child.state_->link = std::make_unique<RegionLink>(state_, child.state_);
+    state_->followers.push_back(child.state_->link.get());
+    return child;
+  }
+  /// True for a domain made by `region`.
+  [[nodiscard]] bool is_region() const noexcept { return state_->link != nullptr; }
+  /// The domain this one is a region of. Throws `Error(invalid_argument)` if it is none.
+  [[nodiscard]] Domain parent() const {
+    if (!state_->link) fail_argument("Domain::parent", "domain", box(), "is not a region of another domain");
+    return Domain(state_->link->parent);
   }
 
   /// For array-layer objects that follow the domain (a sparse subdomain): registers `f`, whose
@@ -206,11 +240,11 @@ class Domain {
   }
 
  private:
-  // The dense part of migrate: per array in place or into new storage.
+  // Every array and follower of migrate: per array in place or into new storage.
   void migrate_arrays(const char* where, const Distribution<N>& to) {
     const int rank = state_->comm->rank();
-    relayout(
-        where, to, true,
+    Change change = stage_change(
+        where, to, Redistribution::preserve, true,
         // Per array, in place or into new storage. The choice is local (it changes only the copies
         // a rank makes to itself, never what travels between ranks), except for storage in
         // shared-memory windows, where relayout makes every rank agree on it (agree_in_place).
@@ -224,22 +258,20 @@ class Domain {
             r.schedule = redistribution_schedule(st.dist, g, to, g, rank, &st.cache);
           }
         });
+    commit_change(change);
   }
 
-  // Stages every follower (in registration order) under `to`, runs `move_arrays`, then commits
-  // the followers; any exception discards what was staged (see DomainFollower).
-  template <class MoveArrays>
-  void with_followers(const Distribution<N>& to, Redistribution mode, MoveArrays&& move_arrays) {
-    const std::vector<detail::DomainFollower<N>*> followers = state_->followers;
-    std::size_t staged = 0;
-    try {
-      for (; staged < followers.size(); ++staged) followers[staged]->stage(state_->dist, to, mode);
-      move_arrays();
-    } catch (...) {
-      for (std::size_t i = 0; i < staged; ++i) followers[i]->discard();
-      throw;
-    }
-    for (auto* f : followers) f->commit();
+  // How redistribute plans one array's movement to `to`: the section move of the indices in both
+  // boxes (preserve), or nothing (destructive). Arrays with equal ghost specs get the same
+  // schedule from the cache.
+  auto redistribution_planner(const Distribution<N>& to, Redistribution mode) const {
+    const Box<N> common = intersect(distribution().domain(), to.domain());
+    const bool move = mode == Redistribution::preserve && !common.empty();
+    return [common, move, me = this->rank(), &to](State& s, Relayout& r) {
+      const GhostSpec<N>& g = r.storage->ghosts();
+      if (move)
+        r.schedule = section_move_schedule(s.dist, g, common, to, g, common, MotionPlan<N>::identity(), me, &s.cache);
+    };
   }
 
  public:
@@ -264,6 +296,7 @@ class Domain {
     requires(M >= 1)
   friend class DistArray;
 
+  struct RegionLink;
   struct State {
     State(const Communicator& c, const Distribution<N>& d) : comm(&c), dist(d) {}
     const Communicator* comm;
@@ -271,8 +304,10 @@ class Domain {
     ExchangeCache cache;
     double spare_fraction = 0.25;
     std::vector<Storage<N>*> arrays;  // in declaration order: the order movers take tags
-    std::vector<detail::DomainFollower<N>*> followers;  // sparse subdomains, in declaration order
+    std::vector<detail::DomainFollower<N>*> followers;  // sparse subdomains and regions, in declaration order
+    std::unique_ptr<RegionLink> link;                   // a region's tie to its parent, else null
   };
+  explicit Domain(std::shared_ptr<State> s) noexcept : state_(std::move(s)) {}
 
   // One array's part of a change of distribution: its new layout, where that goes (a new buffer
   // with `spare_rows`, or the current one from element `in_place` on), and the schedule that
@@ -285,6 +320,84 @@ class Domain {
     index_t spare_rows = 0;
     std::shared_ptr<const Schedule> schedule;
   };
+
+  // A change of distribution staged on every rank (`stage_change`): every array's new storage
+  // filled and every follower staged, none yet current.
+  struct Change {
+    Distribution<N> to;
+    bool migration = false;
+    std::vector<Relayout> plan;
+    std::vector<detail::DomainFollower<N>*> followers;  // staged, in registration order
+  };
+
+  // A region's follower of its parent (`region`): owned by the region's state, registered in the
+  // parent's followers. It keeps the parent alive, not the region (whose state owns it).
+  struct RegionLink final : detail::DomainFollower<N> {
+    RegionLink(std::shared_ptr<State> p, const std::shared_ptr<State>& r) : parent(std::move(p)), region(r) {}
+    RegionLink(const RegionLink&) = delete;
+    RegionLink& operator=(const RegionLink&) = delete;
+    ~RegionLink() override { Domain(parent).detach_follower(this); }
+
+    // The region moves to the restriction of the parent's new distribution, its arrays staged now
+    // (moved, not yet current), its own followers staged with them.
+    void stage(const Distribution<N>& /*from*/, const Distribution<N>& to, Redistribution mode) override {
+      Domain r(region.lock());
+      const Box<N>& box = r.box();
+      if (!contains(to.domain(), box))
+        fail(ErrorCode::invalid_argument, "Domain::redistribute: the new box ", to.domain(),
+             " does not hold the region ", box, " of the domain (a region must lie inside its parent)");
+      const Distribution<N> restricted_to = restricted(to, box);
+      r.check_target("Domain::region (following its parent)", restricted_to);
+      pending.emplace(r.stage_change("Domain::region (following its parent)", restricted_to, mode, false,
+                                     [](Relayout&) {}, r.redistribution_planner(restricted_to, mode)));
+    }
+    void commit() noexcept override {
+      if (pending) Domain(region.lock()).commit_change(*pending);
+      pending.reset();
+    }
+    void discard() noexcept override {
+      if (pending) discard_change(*pending);
+      pending.reset();
+    }
+
+    std::shared_ptr<State> parent;
+    std::weak_ptr<State> region;
+    std::optional<Change> pending;
+  };
+
+  // Collective: stages every follower (in registration order) under `to`, then every array
+  // (`stage_relayout`); any exception discards what was staged, so that followers and arrays
+  // change together or not at all (see DomainFollower). `commit_change` makes it current.
+  template <class ChooseInPlace, class PlanMovement>
+  Change stage_change(const char* where, const Distribution<N>& to, Redistribution mode, bool migration,
+                      ChooseInPlace&& choose_in_place, PlanMovement&& plan_movement) {
+    Change change{to, migration, {}, state_->followers};
+    std::size_t staged = 0;
+    try {
+      for (; staged < change.followers.size(); ++staged) change.followers[staged]->stage(state_->dist, to, mode);
+      change.plan = stage_relayout(where, to, migration, choose_in_place, plan_movement);
+    } catch (...) {
+      for (std::size_t i = 0; i < staged; ++i) change.followers[i]->discard();
+      throw;
+    }
+    return change;
+  }
+  // Makes a staged change current: the arrays first, then the followers.
+  void commit_change(Change& change) noexcept {
+    commit_relayout(change.plan, change.to, change.migration);
+    for (auto* f : change.followers) f->commit();
+  }
+  static void discard_change(Change& change) noexcept {
+    for (Relayout& r : change.plan) r.storage->discard();
+    for (auto* f : change.followers) f->discard();
+  }
+
+  void refuse_region(const char* where) const {
+    if (state_->link)
+      fail(ErrorCode::invalid_argument, where, ": the domain over ", box(), " is a region of the domain over ",
+           state_->link->parent->dist.domain(),
+           " and aligned with its distribution: redistribute or migrate that domain, and its regions follow");
+  }
 
   // What redistribute and migrate refuse before planning anything, alike on every rank.
   void check_target(const char* where, const Distribution<N>& to) const {
@@ -311,9 +424,11 @@ class Domain {
   // discards everything staged, so every array keeps its layout and values (an in-place move
   // that failed halfway in MPI excepted). `migration`: arrays that allocate count it in
   // `reallocations()`.
+  // Returns the plan with every array's new storage staged and filled; `commit_relayout` makes it
+  // current.
   template <class ChooseInPlace, class PlanMovement>
-  void relayout(const char* where, const Distribution<N>& to, bool migration, ChooseInPlace&& choose_in_place,
-                PlanMovement&& plan_movement) {
+  std::vector<Relayout> stage_relayout(const char* where, const Distribution<N>& to, bool migration,
+                                       ChooseInPlace&& choose_in_place, PlanMovement&& plan_movement) {
     State& s = *state_;
     std::vector<Relayout> plan;
     std::optional<Error> failed;
@@ -381,6 +496,11 @@ class Domain {
       discard_all();
       throw;
     }
+    return plan;
+  }
+
+  void commit_relayout(std::vector<Relayout>& plan, const Distribution<N>& to, bool migration) noexcept {
+    State& s = *state_;
     for (Relayout& r : plan) r.storage->commit(migration);
     const Distribution<N> from = std::exchange(s.dist, to);
     // Schedules and movers of the retired distribution can never be asked for again (unless it
