@@ -50,7 +50,7 @@ demo: build
 bench: deps
 	@scripts/install-deps.sh bench
 	cmake --preset $(CONFIG)
-	cmake --build --preset $(CONFIG) -j $(JOBS)
+	cmake --build --preset $(CONFIG) -j $(JOBS) --target all tessera_benchmarks
 	python3 bench/run_all.py --build $(BUILD) --out bench-results
 
 ## make experiments: the seed papers' figures and tables redone on tessera (experiments/run_all.py):

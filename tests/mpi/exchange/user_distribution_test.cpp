@@ -16,7 +16,7 @@ namespace {
 using namespace tessera::testing;
 
 template <std::size_t N>
-Distribution<N> morton(const Box<N>& domain, int ranks) {
+Distribution<N> morton_distribution_over(const Box<N>& domain, int ranks) {
   return Distribution<N>::user(std::make_shared<tessera_examples::MortonDistribution<N>>(domain, ranks));
 }
 
@@ -26,7 +26,7 @@ TEST(UserDistribution, RedistributionToAndFromBuiltInKinds) {
   for (int k = 0; k < 40; ++k) {
     const auto domain = random_domain<2>(rng, 15);
     const auto built_in = random_distribution<2>(rng, domain, comm.size(), false);
-    const auto user = morton(domain, comm.size());
+    const auto user = morton_distribution_over(domain, comm.size());
     const bool to_user = k % 2 == 0;
     const auto& from = to_user ? built_in : user;
     const auto& to = to_user ? user : built_in;

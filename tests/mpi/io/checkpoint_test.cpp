@@ -50,7 +50,7 @@ void expect_file_holds(const Communicator& comm, const std::string& path, const 
 }
 
 template <class T, std::size_t N>
-void fill(DistArray<T, N>& a, std::uint64_t salt) {
+void fill_salted(DistArray<T, N>& a, std::uint64_t salt) {
   a.for_each_owned([&](const Point<N>& p, T& x) { x = pattern<T>(p, salt); });
 }
 
@@ -84,7 +84,7 @@ void round_trips(int cases, index_t max_extent, std::uint64_t seed, StorageOrder
     {
       Domain<N> dom(comm, from);
       DistArray<T, N> a(dom, g_from);
-      fill(a, salt);
+      fill_salted(a, salt);
       io::save(path, {{"case", std::int64_t{k}}}, io::named("a", a));
     }
     expect_file_holds<T>(comm, path, "a", box, salt);
@@ -151,8 +151,8 @@ TEST(Checkpoint, EveryDistributionKindRoundTrips) {
         Domain<2> dom(comm, dists[i].second);
         DistArray<double, 2> u(dom);
         DistArray<std::int32_t, 2> n(dom);
-        fill(u, salt);
-        fill(n, salt + 1);
+        fill_salted(u, salt);
+        fill_salted(n, salt + 1);
         io::save(path, {}, io::named("u", u), io::named("n", n));
       }
       expect_file_holds<double>(comm, path, "u", box, salt);
@@ -198,9 +198,9 @@ TEST(Checkpoint, RestartsOnOtherRankCountsAndDistributions) {
           DistArray<double, 3> u(dom, ghosts<3>(1));
           DistArray<std::complex<double>, 3> z(dom);
           DistArray<std::int64_t, 3> id(dom);
-          fill(u, salt);
-          fill(z, salt + 1);
-          fill(id, salt + 2);
+          fill_salted(u, salt);
+          fill_salted(z, salt + 1);
+          fill_salted(id, salt + 2);
           io::save(path, {{"iteration", std::int64_t{1234}}, {"time", 0.125}}, io::named("u", u),
                    io::named("z", z), io::named("id", id));
         }
@@ -236,7 +236,7 @@ TEST(Checkpoint, AttributesAndMetadataAreInTheFile) {
   Domain<2> dom(comm, dist);
   const auto g = GhostSpec<2>::sides({1, 0}, {2, 0}).periodic_along({true, false});
   DistArray<float, 2> f(dom, g);
-  fill(f, 7);
+  fill_salted(f, 7);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const io::Attributes attrs{{"iteration", std::int64_t{-5}},
                              {"big", std::numeric_limits<std::int64_t>::max()},
@@ -305,7 +305,7 @@ TEST(Checkpoint, MismatchesAreTheSameErrorOnEveryRank) {
   Domain<2> dom(comm, Distribution<2>(box, grid, {block(), block()}));
   DistArray<double, 2> u(dom);
   DistArray<double, 2> v(dom);
-  fill(u, 3);
+  fill_salted(u, 3);
   const std::string path = dir.file("ck.h5");
   io::save(path, {}, io::named("u", u));
 
@@ -385,11 +385,11 @@ TEST(Checkpoint, SavesReplaceTheFileWholeAndLeaveNoTemporaries) {
   Domain<2> dom(comm, Distribution<2>(box, ProcGrid<2>::automatic(comm.size(), {8, 8}), {block(), cyclic()}));
   DistArray<double, 2> u(dom);
   const std::string path = dir.file("ck.h5");
-  fill(u, 1);
+  fill_salted(u, 1);
   io::save(path, {{"iteration", std::int64_t{1}}}, io::named("u", u));
   expect_same_error_everywhere(comm.raw(), [&] { io::save(dir.file("no/such/folder/ck.h5"), {}, io::named("u", u)); },
                                ErrorCode::io, "H5Fcreate of '" + dir.file("no/such/folder/ck.h5.tmp-"));
-  fill(u, 2);
+  fill_salted(u, 2);
   io::save(path, {{"iteration", std::int64_t{2}}}, io::named("u", u));
   comm.barrier();
   if (comm.rank() == 0) {
@@ -397,7 +397,7 @@ TEST(Checkpoint, SavesReplaceTheFileWholeAndLeaveNoTemporaries) {
     EXPECT_EQ(dir.files_containing("ck.h5").size(), 2u) << "ck.h5 and ck.h5.xmf only";
   }
   expect_file_holds<double>(comm, path, "u", box, 2);
-  fill(u, 3);
+  fill_salted(u, 3);
   EXPECT_EQ(std::get<std::int64_t>(io::load(path, io::named("u", u)).at("iteration")), 2);
   expect_holds(u, 2);
 }

@@ -24,7 +24,7 @@ using Dims = ::testing::Types<testing::Dim<1>, testing::Dim<2>, testing::Dim<3>>
 TYPED_TEST_SUITE(BoxBalanceTest, Dims);
 
 template <std::size_t N>
-std::vector<Box<N>> some_boxes(std::mt19937_64& rng) {
+std::vector<Box<N>> balance_case_boxes(std::mt19937_64& rng) {
   return testing::random_policy_boxes<N>(rng);
 }
 
@@ -40,7 +40,7 @@ struct Case {
 template <std::size_t N>
 Case<N> random_case(std::mt19937_64& rng) {
   Case<N> c;
-  c.boxes = some_boxes<N>(rng);
+  c.boxes = balance_case_boxes<N>(rng);
   c.ranks = 1 + static_cast<int>(rng() % 6);
   for (const auto& b : c.boxes) {
     c.weights.push_back(rng() % 7 == 0 ? 0.0 : static_cast<double>(volume(b)) * (0.5 + static_cast<double>(rng() % 100) / 50));

@@ -34,14 +34,14 @@ Point<N> times(const Matrix<N>& m, const Point<N>& x) {
 }
 
 template <std::size_t N>
-Point<N> random_point(std::mt19937_64& rng, index_t range) {
+Point<N> random_point_within(std::mt19937_64& rng, index_t range) {
   Point<N> p;
   for (std::size_t d = 0; d < N; ++d) p[d] = static_cast<index_t>(rng() % static_cast<std::uint64_t>(2 * range + 1)) - range;
   return p;
 }
 
 template <std::size_t N>
-Box<N> random_box(std::mt19937_64& rng) {
+Box<N> random_box_within(std::mt19937_64& rng) {
   Box<N> b;
   for (std::size_t d = 0; d < N; ++d) {
     b.lo[d] = static_cast<index_t>(rng() % 11) - 5;
@@ -96,13 +96,13 @@ void algebra_matches_matrices() {
     EXPECT_EQ(inv.then(a), Orientation<N>());
     for (std::size_t s = 0; s < N; ++s) EXPECT_EQ(a.source_axis(a.image_axis(s)), s);
     for (int k = 0; k < 5; ++k) {
-      const Point<N> x = random_point<N>(rng, 50);
+      const Point<N> x = random_point_within<N>(rng, 50);
       EXPECT_EQ(a.apply(x), times(ma, x));
       EXPECT_EQ(inv.apply(a.apply(x)), x);
     }
     for (const auto& b : all) {
       const Orientation<N> ab = a.then(b);  // first a, then b
-      const Point<N> x = random_point<N>(rng, 50);
+      const Point<N> x = random_point_within<N>(rng, 50);
       EXPECT_EQ(ab.apply(x), times(matrix_of(b), times(ma, x)));
     }
   }
@@ -118,8 +118,8 @@ void boxes_and_faces_map_point_by_point() {
   std::mt19937_64 rng(99 + N);
   for (const auto& o : all_orientations<N>()) {
     for (int k = 0; k < 4; ++k) {
-      const OrientedMap<N> m{o, random_point<N>(rng, 6), random_point<N>(rng, 6)};
-      const Box<N> b = random_box<N>(rng);
+      const OrientedMap<N> m{o, random_point_within<N>(rng, 6), random_point_within<N>(rng, 6)};
+      const Box<N> b = random_box_within<N>(rng);
       const Box<N> image = m.map(b);
       std::set<std::array<index_t, N>> mapped;
       for_each_point(b, [&](const Point<N>& p) {
@@ -151,7 +151,7 @@ void boxes_and_faces_map_point_by_point() {
         }
       // onto: the map that lays b onto a box of the permuted extents, at a random place.
       Box<N> target;
-      const Point<N> at = random_point<N>(rng, 20);
+      const Point<N> at = random_point_within<N>(rng, 20);
       for (std::size_t d = 0; d < N; ++d) {
         target.lo[d] = at[d];
         target.hi[d] = at[d] + extent(b, o.source_axis(d));

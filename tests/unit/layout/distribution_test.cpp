@@ -14,7 +14,7 @@ namespace {
 using testing::check_distribution;
 
 /// A spec of a random kind for extent n over g coordinates (collapsed only where g == 1).
-DimSpec random_spec(std::mt19937_64& rng, index_t lo, index_t hi, int g) {
+DimSpec random_dim_spec(std::mt19937_64& rng, index_t lo, index_t hi, int g) {
   switch (rng() % 6) {
     case 0: return block();
     case 1: {
@@ -65,7 +65,7 @@ TYPED_TEST(DistributionProperties, EveryKindKeepsTheInvariants) {
       domain.hi[d] = domain.lo[d] + static_cast<index_t>(rng() % (N <= 2 ? 13 : 6));
     }
     std::array<DimSpec, N> specs;
-    for (std::size_t d = 0; d < N; ++d) specs[d] = random_spec(rng, domain.lo[d], domain.hi[d], static_cast<int>(grid.extent(d)));
+    for (std::size_t d = 0; d < N; ++d) specs[d] = random_dim_spec(rng, domain.lo[d], domain.hi[d], static_cast<int>(grid.extent(d)));
     typename Distribution<N>::Order order = Distribution<N>::natural_order();
     std::shuffle(order.begin(), order.end(), rng);
     const Distribution<N> dist(domain, grid, specs, order);

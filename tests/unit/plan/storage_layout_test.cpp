@@ -20,7 +20,7 @@ namespace {
 using namespace tessera::testing;
 
 template <std::size_t N>
-Distribution<N> blocks(const Box<N>& domain, const Point<N>& grid_shape) {
+Distribution<N> block_distribution(const Box<N>& domain, const Point<N>& grid_shape) {
   const auto grid = ProcGrid<N>::with_shape(static_cast<int>(volume(Box<N>::from_extents(grid_shape))), grid_shape);
   std::array<DimSpec, N> specs;
   specs.fill(block());
@@ -40,7 +40,7 @@ Point<N> row_major_strides(const Point<N>& e) {
 }
 
 TEST(StorageLayout, TheHeaderExampleStoresSevenBySevenWithTheCornerOwnedPointAtOffsetEight) {
-  const auto dist = blocks<2>(Box<2>({0, 0}, {10, 10}), {2, 2});
+  const auto dist = block_distribution<2>(Box<2>({0, 0}, {10, 10}), {2, 2});
   const auto layout = StorageLayout<2>::make(dist, 3, ghosts<2>(1));
   ASSERT_EQ(layout.patches().size(), 1u);
   const auto& p = layout.patches()[0];
@@ -59,7 +59,7 @@ TEST(StorageLayout, TheHeaderExampleStoresSevenBySevenWithTheCornerOwnedPointAtO
 TEST(StorageLayout, GhostWidthsMayDifferPerSideAndPerAxis) {
   // Rows [2, 12) over two ranks, columns [-3, 5) on one; ghosts 2 below and 1 above along the
   // rows, none below and 3 above along the columns.
-  const auto dist = blocks<2>(Box<2>({2, -3}, {12, 5}), {2, 1});
+  const auto dist = block_distribution<2>(Box<2>({2, -3}, {12, 5}), {2, 1});
   const auto g = GhostSpec<2>::sides({2, 0}, {1, 3});
   const auto layout = StorageLayout<2>::make(dist, 1, g);
   ASSERT_EQ(layout.patches().size(), 1u);
@@ -284,7 +284,7 @@ void layout_cases(int cases, index_t max_extent) {
 
 TEST(StorageLayout, GhostWidthsWhoseExtentOverflowsAreRefused) {
   // Found by the capi fuzzer: count + ghost widths was summed unchecked (signed overflow).
-  const auto dist = blocks<2>(Box<2>({0, 0}, {4, 4}), {1, 1});
+  const auto dist = block_distribution<2>(Box<2>({0, 0}, {4, 4}), {1, 1});
   const index_t huge = std::numeric_limits<index_t>::max();
   for (const auto& g : {GhostSpec<2>::sides({0, huge}, {0, 0}), GhostSpec<2>::sides({0, 0}, {huge, 0}),
                         GhostSpec<2>::sides({huge / 2, 0}, {huge / 2, 0})}) {
