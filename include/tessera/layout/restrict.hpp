@@ -115,10 +115,11 @@ template <std::size_t N>
       specs[d] = detail::restricted_axis(axis, region.lo[d], region.hi[d]);
       continue;
     }
-    // A general axis may have one cut per slab: a placeholder cut here, the slabs' cuts below.
-    std::vector<index_t> placeholder(static_cast<std::size_t>(dist.grid().extent(d)) + 1, region.lo[d]);
-    placeholder.back() = region.hi[d];
-    specs[d] = cut(std::move(placeholder));
+    // A general axis has one cut per slab, which only `with_cuts` can set (below); the constructor
+    // needs some valid cut for it meanwhile: every cell on the last grid coordinate.
+    std::vector<index_t> interim(static_cast<std::size_t>(dist.grid().extent(d)) + 1, region.lo[d]);
+    interim.back() = region.hi[d];
+    specs[d] = cut(std::move(interim));
   }
   Distribution<N> out(region, dist.grid(), specs, dist.order());
   for (std::size_t d = 0; d < N; ++d) {

@@ -8,28 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "spec_error_expectation.hpp"
 #include "tessera/spec/spec.hpp"
 
 namespace tessera {
 namespace {
 
-/// Runs `f`, expects an Error(invalid_argument) whose message starts with `start` and contains `why`.
-template <class F>
-void expect_error(F&& f, const std::string& start, const std::string& why) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected " << start;
-  } catch (const Error& e) {
-    const std::string message = e.what();
-    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
-    EXPECT_EQ(message.rfind(start, 0), 0u) << message;
-    EXPECT_NE(message.find(why), std::string::npos) << message;
-  }
-}
+using spec_testing::expect_spec_error;
 
 void expect_rejected(const std::string& text, const std::string& where, const std::string& why) {
   SCOPED_TRACE(text);
-  expect_error([&] { (void)parse_spec(text); }, "spec: " + where + ": ", why);
+  expect_spec_error([&] { (void)parse_spec(text); }, "spec: " + where + ": ", why);
 }
 
 const Box<2> kSquare({0, 0}, {8, 8});
@@ -164,28 +153,28 @@ TEST(SpecBoxSetErrors, ListTooLong) {
   std::ostringstream text;
   text << "domain=100000 boxes=";
   for (int i = 0; i < 4097; ++i) text << (i ? "," : "") << i << ':' << i + 1 << "@0";
-  expect_error([&] { (void)parse_spec(text.str()); }, R"~(spec: at column 15, "boxes=0:1@0,1:2@0,)~",
+  expect_spec_error([&] { (void)parse_spec(text.str()); }, R"~(spec: at column 15, "boxes=0:1@0,1:2@0,)~",
                "has 4097 boxes; a list holds at most 4096");
 }
 
 TEST(SpecBoxSetErrors, MappingNamesTheBoxOrThePolicy) {
   const Spec owners = parse_spec("domain=8 boxes=0:4@0,4:8@5");
   EXPECT_NO_THROW((void)to_distribution<1>(owners, 6));
-  expect_error([&] { (void)to_distribution<1>(owners, 4); }, R"~(spec: at column 22, "4:8@5": )~",
+  expect_spec_error([&] { (void)to_distribution<1>(owners, 4); }, R"~(spec: at column 22, "4:8@5": )~",
                "owner 5 is not a rank of the communicator [0, 4)");
   const Spec policy = parse_spec("domain=8 boxes=0:4 assign=morton@5");
-  expect_error([&] { (void)to_distribution<1>(policy, 4); }, R"~(spec: at column 20, "assign=morton@5": )~",
+  expect_spec_error([&] { (void)to_distribution<1>(policy, 4); }, R"~(spec: at column 20, "assign=morton@5": )~",
                "spreads the boxes over 5 ranks but the communicator has 4");
-  expect_error([&] { (void)to_distribution<2>(owners, 6); }, "spec: at column 1", "to_distribution<2> needs 2");
+  expect_spec_error([&] { (void)to_distribution<2>(owners, 6); }, "spec: at column 1", "to_distribution<2> needs 2");
   // A spec built in code is named by its parts' printed text.
   Spec built = parse_spec("domain=8x8 boxes=0:4x0:4@0");
   built.source = {};
   built.boxes.push_back({{4, 0}, {8, 8}, 3});
-  expect_error([&] { (void)to_distribution<2>(built, 2); }, R"~(spec: boxes[1] "4:8x0:8@3": )~", "owner 3");
+  expect_spec_error([&] { (void)to_distribution<2>(built, 2); }, R"~(spec: boxes[1] "4:8x0:8@3": )~", "owner 3");
   built.boxes.back() = {{2}, {8}, 1};
-  expect_error([&] { (void)to_distribution<2>(built, 2); }, R"~(spec: boxes[1] "2:8@1": )~", "has not 2 ranges");
+  expect_spec_error([&] { (void)to_distribution<2>(built, 2); }, R"~(spec: boxes[1] "2:8@1": )~", "has not 2 ranges");
   built.boxes.back() = {{2, 2}, {8, 8}, 1};
-  expect_error([&] { (void)to_distribution<2>(built, 2); }, "spec: boxes: ", "overlaps");
+  expect_spec_error([&] { (void)to_distribution<2>(built, 2); }, "spec: boxes: ", "overlaps");
 }
 
 }  // namespace

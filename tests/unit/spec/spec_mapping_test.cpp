@@ -5,24 +5,13 @@
 
 #include <string>
 
+#include "spec_error_expectation.hpp"
 #include "tessera/spec/spec.hpp"
 
 namespace tessera {
 namespace {
 
-/// Runs `f`, expects an Error(invalid_argument) whose message starts with `start` and contains `why`.
-template <class F>
-void expect_mapping_error(F&& f, const std::string& start, const std::string& why) {
-  try {
-    f();
-    FAIL() << "no error; expected " << start;
-  } catch (const Error& e) {
-    const std::string message = e.what();
-    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
-    EXPECT_EQ(message.rfind(start, 0), 0u) << message;
-    EXPECT_NE(message.find(why), std::string::npos) << message;
-  }
-}
+using spec_testing::expect_spec_error;
 
 TEST(SpecMapping, IssueExample) {
   const Spec s = parse_spec("domain=40x90 grid=2x3 dist=cut(0,10,40),block ghosts=1p");
@@ -109,26 +98,26 @@ TEST(SpecMapping, Ghosts) {
 
 TEST(SpecMappingErrors, RankMismatch) {
   const Spec s = parse_spec("domain=40x90 grid=2x3");
-  expect_mapping_error([&] { (void)to_distribution<3>(s, 6); },
+  expect_spec_error([&] { (void)to_distribution<3>(s, 6); },
                R"~(spec: at column 1, "domain=40x90": describes 2 dimensions)~", "to_distribution<3> needs 3");
-  expect_mapping_error([&] { (void)to_ghosts<1>(s); }, R"~(spec: at column 1, "domain=40x90")~", "to_ghosts<1> needs 1");
+  expect_spec_error([&] { (void)to_ghosts<1>(s); }, R"~(spec: at column 1, "domain=40x90")~", "to_ghosts<1> needs 1");
 }
 
 TEST(SpecMappingErrors, CommunicatorTooSmallOrEmpty) {
-  expect_mapping_error([] { (void)to_distribution<2>(parse_spec("domain=40x90 grid=2x3"), 5); },
+  expect_spec_error([] { (void)to_distribution<2>(parse_spec("domain=40x90 grid=2x3"), 5); },
                R"~(spec: at column 14, "grid=2x3": )~", "places 6 ranks but the communicator has 5");
-  expect_mapping_error([] { (void)to_distribution<1>(parse_spec("domain=40 grid=auto@4"), 3); },
+  expect_spec_error([] { (void)to_distribution<1>(parse_spec("domain=40 grid=auto@4"), 3); },
                R"~(spec: at column 11, "grid=auto@4": )~", "places 4 ranks but the communicator has 3");
-  expect_mapping_error([] { (void)to_distribution<1>(parse_spec("domain=40"), 0); },
+  expect_spec_error([] { (void)to_distribution<1>(parse_spec("domain=40"), 0); },
                "to_distribution: argument 'comm_size' = 0", "must be >= 1");
 }
 
 TEST(SpecMappingErrors, ChosenGridCannotMatchTheLists) {
   // The cut fixes 2 row positions, which do not divide 5 ranks.
-  expect_mapping_error([] { (void)to_distribution<2>(parse_spec("domain=10x10 grid=auto@5 dist=cut(0,5,10),block"), 5); },
+  expect_spec_error([] { (void)to_distribution<2>(parse_spec("domain=10x10 grid=auto@5 dist=cut(0,5,10),block"), 5); },
                R"~(spec: at column 14, "grid=auto@5": ProcGrid::automatic)~", "does not divide the 5 ranks");
   // Every extent fixed by the lists, to 4 positions, but the grid is to place 6.
-  expect_mapping_error([] { (void)to_distribution<2>(parse_spec("domain=10x10 dist=cut(0,5,10),weights(1,1)"), 6); },
+  expect_spec_error([] { (void)to_distribution<2>(parse_spec("domain=10x10 dist=cut(0,5,10),weights(1,1)"), 6); },
                R"~(spec: grid "*x*": )~", "fix it to 4 positions");
   EXPECT_EQ(to_distribution<2>(parse_spec("domain=10x10 dist=cut(0,5,10),weights(1,1)"), 4).grid().shape(),
             (Point<2>{2, 2}));
@@ -138,10 +127,10 @@ TEST(SpecMappingErrors, AxisAgainstTheChosenGrid) {
   // Valid for a grid axis of 4 or more, not for the 2 chosen on 2 ranks.
   const Spec s = parse_spec("domain=10 dist=block_cyclic(2,src=3)");
   EXPECT_NO_THROW((void)to_distribution<1>(s, 4));
-  expect_mapping_error([&] { (void)to_distribution<1>(s, 2); }, R"~(spec: at column 16, "block_cyclic(2,src=3)": dimension 0)~",
+  expect_spec_error([&] { (void)to_distribution<1>(s, 2); }, R"~(spec: at column 16, "block_cyclic(2,src=3)": dimension 0)~",
                "must be a coordinate in [0, 2)");
   const Spec t = parse_spec("domain=4 dist=irregular(0,1,2,0)");
-  expect_mapping_error([&] { (void)to_distribution<1>(t, 2); }, R"~(spec: at column 15, "irregular(0,1,2,0)")~",
+  expect_spec_error([&] { (void)to_distribution<1>(t, 2); }, R"~(spec: at column 15, "irregular(0,1,2,0)")~",
                "is not a coordinate in [0, 2)");
 }
 
@@ -150,19 +139,19 @@ TEST(SpecMappingErrors, SpecBuiltInCodeNamesPartsByName) {
   s.axes.resize(1);
   s.axes[0].hi = 10;
   s.axes[0].dist = cut({0, 5});
-  expect_mapping_error([&] { (void)to_distribution<1>(s, 1); }, R"~(spec: dist[0] "cut(0,5)": dimension 0)~",
+  expect_spec_error([&] { (void)to_distribution<1>(s, 1); }, R"~(spec: dist[0] "cut(0,5)": dimension 0)~",
                "must equal the high bound 10");
   s.axes[0].dist = block();
   s.order = {1};
-  expect_mapping_error([&] { (void)to_distribution<1>(s, 1); }, "spec: order: Distribution", "must be a permutation");
+  expect_spec_error([&] { (void)to_distribution<1>(s, 1); }, "spec: order: Distribution", "must be a permutation");
   s.order.clear();
   s.axes[0].ghost_lower = -1;
-  expect_mapping_error([&] { (void)to_ghosts<1>(s); }, "spec: ghosts: GhostSpec", "must be >= 0");
+  expect_spec_error([&] { (void)to_ghosts<1>(s); }, "spec: ghosts: GhostSpec", "must be >= 0");
   s.axes[0].lo = 20;
-  expect_mapping_error([&] { (void)to_distribution<1>(s, 1); }, "spec: domain: dimension 0 is [20, 10)", "needs lo <= hi");
+  expect_spec_error([&] { (void)to_distribution<1>(s, 1); }, "spec: domain: dimension 0 is [20, 10)", "needs lo <= hi");
   s.axes[0].lo = 0;
   s.axes[0].grid_extent = -2;
-  expect_mapping_error([&] { (void)to_distribution<1>(s, 1); }, R"~(spec: grid "-2": )~", "has extent -2 along dimension 0");
+  expect_spec_error([&] { (void)to_distribution<1>(s, 1); }, R"~(spec: grid "-2": )~", "has extent -2 along dimension 0");
 }
 
 }  // namespace
