@@ -90,17 +90,21 @@ RoutedBatch route_batch(std::string_view where, std::span<const Key> keys, int r
   return out;
 }
 
-/// Collective, the executor: agrees on every rank's routing error (so that a bad key map or
-/// argument is the same `Error` on every rank, before anything moves), then one all-to-all-v of
-/// the bytes; decodes what arrived. In checked mode the owners also check that `owner_of_arrival`
+/// Collective, the executor: one all-to-all-v of the bytes, which agrees on every rank's routing
+/// error with its own checks (so that a bad key map or argument is the same `Error` on every rank,
+/// before anything moves, at no extra collective); decodes what arrived. In checked mode the owners also check that `owner_of_arrival`
 /// names them for every key that arrived (one more agreement): a key hash or map that differs
 /// between ranks is then `Error(mismatch)` on every rank, with nothing changed.
 template <class Key, class OwnerOfArrival>
 ArrivedBatch<Key> exchange_batch(const Communicator& comm, std::string_view where, RoutedBatch& routed,
                                  std::size_t payload_bytes, OwnerOfArrival&& owner_of_arrival) {
-  comm.agree(routed.error);
+  if (routed.error) {  // send nothing: every rank throws the error before the exchange
+    routed.bytes.clear();
+    routed.byte_counts.assign(static_cast<std::size_t>(comm.size()), 0);
+  }
   std::vector<int> from;
-  const std::vector<std::byte> bytes = comm.alltoallv<std::byte>(routed.bytes, routed.byte_counts, &from);
+  const std::vector<std::byte> bytes =
+      comm.alltoallv<std::byte>(routed.bytes, routed.byte_counts, &from, routed.error);
   ArrivedBatch<Key> in;
   in.key_counts.assign(from.size(), 0);
   // Every key takes at least min_bytes (a string at least its length word): enough room reserved.

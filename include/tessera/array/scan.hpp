@@ -37,13 +37,18 @@
 /// Cost: two passes over the owned elements, and two all-to-alls of one record (two indices and a
 /// value) per segment: every segment record of a line goes to the rank that folds that line (the
 /// lines are dealt to the ranks in contiguous slices; a whole-array scan's one line to rank 0),
-/// which sends the prefixes back.
+/// which sends the prefixes back. A whole-array scan whose grid splits one axis, all axes before it
+/// of extent 1 (a 1-D array, or rows of blocks), usually has one segment per rank: it allgathers one
+/// record per rank instead (one collective, as `MPI_Scan`), and every rank folds the totals before
+/// its own, in line order from `identity` as above, so the bits are the same; should a rank hold
+/// more than one segment after all (a cyclic axis), the all-to-alls follow.
 
 #include <algorithm>
 #include <cstddef>
 #include <numeric>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "tessera/array/dist_array.hpp"
@@ -201,6 +206,56 @@ template <class T, class Op>
 }
 
 /// The one path of `scan` and `scan_along` (`axis` empty: the whole array), after validation.
+/// True where every rank may own one stretch of the global row-major order: a dimensional
+/// distribution whose grid splits at most one axis, every axis before it of extent 1. Pure; a
+/// cyclic split axis still passes (its ranks own many stretches: `one_segment_prefixes` sees it).
+template <std::size_t N>
+[[nodiscard]] bool may_own_one_stretch_each(const Distribution<N>& dist) {
+  if (dist.is_user_defined()) return false;
+  const Point<N>& shape = dist.grid().shape();
+  std::size_t split = N;
+  for (std::size_t d = 0; d < N; ++d) {
+    if (shape[d] <= 1) continue;
+    if (split != N) return false;
+    split = d;
+  }
+  for (std::size_t d = 0; d < split && d < N; ++d)
+    if (extent(dist.domain(), d) != 1) return false;
+  return true;
+}
+
+/// The whole-array scan's prefixes when every rank holds at most one segment: one allgather of
+/// (count, start, total) per rank, then every rank folds, from `identity` in line order, the
+/// totals before its own (`segment_prefixes` folds the same totals in the same order). Nothing if
+/// some rank holds several segments (every rank sees the same records, so all fall back together).
+template <class T, class Op>
+[[nodiscard]] std::optional<std::vector<T>> one_segment_prefixes(const Communicator& comm,
+                                                                 const std::vector<ScanSegment<T>>& segments,
+                                                                 const T& identity, Op& op) {
+  struct Stretch {
+    index_t count = 0;
+    index_t start = 0;
+    T total{};
+  };
+  const Stretch mine = segments.empty() ? Stretch{0, 0, identity}
+                                        : Stretch{static_cast<index_t>(segments.size()), segments.front().start,
+                                                  segments.front().total};
+  const std::vector<Stretch> all = comm.allgather(mine);
+  std::vector<std::size_t> held;
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    if (all[r].count > 1) return std::nullopt;
+    if (all[r].count == 1) held.push_back(r);
+  }
+  if (segments.empty()) return std::vector<T>{};
+  std::sort(held.begin(), held.end(), [&](std::size_t a, std::size_t b) { return all[a].start < all[b].start; });
+  T running = identity;
+  for (const std::size_t r : held) {
+    if (r == static_cast<std::size_t>(comm.rank())) break;
+    running = op(running, all[r].total);
+  }
+  return std::vector<T>{running};
+}
+
 template <class T, std::size_t N, class Op>
 void scan_lines(const DistArray<T, N>& in, DistArray<T, N>& out, std::optional<std::size_t> axis, ScanKind kind,
                 const T& identity, Op& op) {
@@ -223,8 +278,12 @@ void scan_lines(const DistArray<T, N>& in, DistArray<T, N>& out, std::optional<s
           for (index_t k = 0; k < count; ++k) total = op(total, source[from + k * step]);
           segments.back().total = total;
         });
-  // 2. Each segment's prefix, from the rank that folds its line.
-  const std::vector<T> prefix = segment_prefixes(in.domain().comm(), segments, lines, identity, op);
+  // 2. Each segment's prefix, from the rank that folds its line (or from every rank's one segment).
+  std::optional<std::vector<T>> quick;
+  if (!axis && may_own_one_stretch_each(in.distribution()))
+    quick = one_segment_prefixes(in.domain().comm(), segments, identity, op);
+  const std::vector<T> prefix =
+      quick ? std::move(*quick) : segment_prefixes(in.domain().comm(), segments, lines, identity, op);
   // 3. The scan, from each segment's prefix. `in` and `out` may be one array: x is read before y
   // is written at the same offset.
   T* target = out.data();

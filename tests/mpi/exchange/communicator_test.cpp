@@ -165,6 +165,33 @@ TEST(Communicator, AlltoallvDeliversItemsGroupedBySource) {
   expect_alltoallv(comm, [](int r, int q) { return r == q ? 5 : 0; });   // only to oneself
   expect_alltoallv(comm, [](int, int) { return 0; });                    // nothing at all
   expect_alltoallv(comm, [](int r, int) { return r == 0 ? 1000 : 0; });  // one sender
+  // Receives of kAgreedReceiveBytes or more take the allocation agreement (24-byte items).
+  expect_alltoallv(comm, [](int r, int q) { return q == 0 ? 3000 + r : 1; });  // rank 0 gets 72 KB or more
+}
+
+TEST(Communicator, AlltoallvAgreesOnTheCallersErrorBeforeExchanging) {
+  Communicator comm(MPI_COMM_WORLD);
+  for (const int failing : {comm.size() - 1, 0}) {
+    // Every rank offers items (zero counts on the failing rank, as documented); none arrives.
+    std::optional<Error> mine;
+    std::vector<int> counts(static_cast<std::size_t>(comm.size()), 1);
+    std::vector<int> items(static_cast<std::size_t>(comm.size()), comm.rank());
+    if (comm.rank() == failing) {
+      mine = Error(ErrorCode::out_of_range, detail::concat("the caller failed on rank ", failing));
+      counts.assign(counts.size(), 0);
+      items.clear();
+    }
+    std::vector<int> received{-1};
+    try {
+      (void)comm.alltoallv<int>(items, counts, &received, mine);
+      ADD_FAILURE() << "rank " << failing << " passed an error, but this rank did not throw";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::out_of_range);
+      EXPECT_EQ(std::string(e.what()), detail::concat("the caller failed on rank ", failing));
+    }
+  }
+  // And the communicator is usable afterwards, its messages not mixed with the refused ones.
+  expect_alltoallv(comm, [](int r, int q) { return (r + q) % 2; });
 }
 
 TEST(Communicator, AlltoallvRejectsCountsThatDoNotDescribeTheItems) {
