@@ -489,6 +489,12 @@ class DistArray final {
   }
 
   [[nodiscard]] std::size_t offset_of(const Point<N>& p) const {
+    if (layout().custom()) {  // a user-defined local layout: owned points only, at local_offset
+      if (!contains(layout().custom_boxes(), p))
+        fail(ErrorCode::out_of_range, "DistArray::at: point ", p, " is not owned by rank ", domain_.rank(),
+             " (under a user-defined local layout a rank stores only what it owns)");
+      return static_cast<std::size_t>(layout().custom_offset(p));
+    }
     const Section<N> s = Section<N>::from_box(Box<N>(p, p + Point<N>::filled(1)));
     const int patch = layout().patch_for(s);
     if (patch < 0)
@@ -501,6 +507,10 @@ class DistArray final {
   // each local index is tabulated per axis first, so compacted axes cost no lookup per element.
   template <class U, class F>
   void walk_owned(U* base, F& f) const {
+    if (layout().custom()) {
+      layout().for_each_custom_owned([&](const Point<N>& p, index_t offset) { f(p, base[offset]); });
+      return;
+    }
     for (const auto& patch : layout().patches()) {
       std::array<std::vector<index_t>, N> global;
       bool empty = false;
