@@ -160,8 +160,9 @@ class DistArray final {
   [[nodiscard]] const GhostSpec<N>& ghosts() const noexcept { return storage_.ghosts(); }
   /// How this rank's storage is laid out (patches, axes, ghost widths).
   [[nodiscard]] const StorageLayout<N>& layout() const noexcept { return storage_.layout(); }
-  /// Number of patches this rank stores (0 on a rank that owns nothing).
-  [[nodiscard]] std::size_t patch_count() const noexcept { return layout().patches().size(); }
+  /// Number of patches this rank stores (0 on a rank that owns nothing). Throws
+  /// `Error(invalid_argument)` under a user-defined local layout, which has no patches.
+  [[nodiscard]] std::size_t patch_count() const { return layout().patches().size(); }
   /// This rank's whole buffer, every patch, ghosts included (`layout().size()` elements; the
   /// spare rows kept for migrations are not part of it).
   [[nodiscard]] std::span<T> storage() noexcept { return {data(), static_cast<std::size_t>(layout().size())}; }

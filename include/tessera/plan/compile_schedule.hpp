@@ -128,17 +128,6 @@ void check_custom_owns(const StorageLayout<N>& layout, const Section<N>& s, std:
          " is not owned by rank ", rank, ", whose storage follows a user-defined local layout (no ghost layers)");
 }
 
-/// The block of copy `i`'s section `s` on one side: patches, or the offsets of a local layout.
-template <std::size_t N>
-Block side_block(const StorageLayout<N>& layout, int given_patch, const Section<N>& s, const std::array<int, N>& order,
-                 std::size_t i, const char* side, int rank, std::vector<Section1>& runs) {
-  if (layout.custom()) {
-    check_custom_owns(layout, s, i, side, rank);
-    return make_custom_block(layout, s, order, runs);
-  }
-  return make_block(layout, resolve_patch(layout, given_patch, s, i, side, rank), s, order, runs);
-}
-
 template <std::size_t N>
 int resolve_patch(const StorageLayout<N>& layout, int given, const Section<N>& s, std::size_t copy_index,
                   const char* side, int rank) {
@@ -148,6 +137,17 @@ int resolve_patch(const StorageLayout<N>& layout, int given, const Section<N>& s
     fail(ErrorCode::out_of_range, "MotionPlan copy ", copy_index, ": the ", side, " section ", s,
          " is not stored by rank ", rank, " (outside its owned data and ghost layers)");
   return patch;
+}
+
+/// The block of copy `i`'s section `s` on one side: patches, or the offsets of a local layout.
+template <std::size_t N>
+Block side_block(const StorageLayout<N>& layout, int given_patch, const Section<N>& s, const std::array<int, N>& order,
+                 std::size_t i, const char* side, int rank, std::vector<Section1>& runs) {
+  if (layout.custom()) {
+    check_custom_owns(layout, s, i, side, rank);
+    return make_custom_block(layout, s, order, runs);
+  }
+  return make_block(layout, resolve_patch(layout, given_patch, s, i, side, rank), s, order, runs);
 }
 
 inline PeerBlocks& peer_entry(std::vector<PeerBlocks>& list, std::map<int, std::size_t>& index, int peer) {

@@ -143,7 +143,11 @@ TEST(LocalLayout, CopiesSectionsAndIndexGathersMatchTheDefaultLayout) {
   const Box<2> onto = Box<2>::from_extents(to, extents(from));
   // What an array holds after the copy and the section copy below (the serial reference).
   const auto copied = [&](const Point<2>& p) { return layout_value<2>(contains(onto, p) ? p - to + from.lo : p); };
-  for (const auto& dist : laid_out_distributions(domain, comm.size())) {
+  const Box<2> turned({0, 0}, {extent(domain, 1), extent(domain, 0)});
+  const auto laid_out = laid_out_distributions(domain, comm.size());
+  const auto laid_out_turned = laid_out_distributions(turned, comm.size());
+  for (std::size_t i = 0; i < laid_out.size(); ++i) {
+    const auto& dist = laid_out[i];
     SCOPED_TRACE(detail::concat(dist));
     const Domain<2> dom(comm, dist);
     DistArray<double, 2> a(dom);
@@ -154,6 +158,9 @@ TEST(LocalLayout, CopiesSectionsAndIndexGathersMatchTheDefaultLayout) {
     DistArray<double, 2> back(block);
     copy(a, back);
     expect_layout_values(back, copied);
+    DistArray<double, 2> t{Domain<2>(comm, laid_out_turned[(i + 1) % laid_out.size()])};
+    transpose(a, t, {1, 0});
+    expect_layout_values(t, [&](const Point<2>& q) { return copied({domain.lo[0] + q[1], domain.lo[1] + q[0]}); });
     // An index gather reads through the layout's offsets: out(q) = a(index(q)), index a shuffle.
     DistArray<Point<2>, 2> index(dom);
     const auto shuffled = [&](const Point<2>& q) {
@@ -163,6 +170,13 @@ TEST(LocalLayout, CopiesSectionsAndIndexGathersMatchTheDefaultLayout) {
     DistArray<double, 2> out(dom);
     gather(a, index, out);
     expect_layout_values(out, [&](const Point<2>& q) { return copied(shuffled(q)); });
+    // An index scatter writes through them: dst(mirror(q)) += a(q), mirror a bijection.
+    const auto mirrored = [&](const Point<2>& q) { return domain.lo + domain.hi - Point<2>::filled(1) - q; };
+    index.for_each_owned([&](const Point<2>& q, Point<2>& p) { p = mirrored(q); });
+    DistArray<double, 2> sums(dom);
+    copy(a, sums);
+    scatter(a, index, sums, CombineOp::add);
+    expect_layout_values(sums, [&](const Point<2>& p) { return copied(p) + copied(mirrored(p)); });
   }
 }
 
