@@ -136,7 +136,7 @@ class LocalOrder {
       index_t inner = 1;
       for (std::size_t k = d + 1; k < N; ++k) inner *= extent(b, k);
       before += outer * (t * T) * inner;
-      outer *= extent(tile, d);
+      outer *= tile.hi[d] - tile.lo[d];  // not extent(tile, d): the tile is empty until every axis is set
     }
     return before + offset_row_major(tile, p);
   }

@@ -94,7 +94,9 @@ void expect_layout_values(const DistArray<double, N>& a, Expect&& expect) {
   a.for_each_owned([&](const Point<N>& p, const double& x) {
     ASSERT_EQ(x, expect(p)) << dist << " at " << p;
     ASSERT_EQ(a.at(p), x);
-    if (dist.has_local_layout()) ASSERT_EQ(storage[static_cast<std::size_t>(dist.local_offset(p))], x);
+    if (dist.has_local_layout()) {
+      ASSERT_EQ(storage[static_cast<std::size_t>(dist.local_offset(p))], x);
+    }
   });
 }
 
@@ -134,9 +136,9 @@ TEST(LocalLayout, RedistributionToAndFromBuiltInKinds3D) { redistribution_round_
 TEST(LocalLayout, CopiesSectionsAndIndexGathersMatchTheDefaultLayout) {
   Communicator comm(MPI_COMM_WORLD);
   const Box<2> domain({-2, 1}, {11, 10});
-  const Domain<2> block(comm, Distribution<2>(domain, ProcGrid<2>::automatic(comm, extents(domain)),
-                                              {block_cyclic(2), block()}));
-  DistArray<double, 2> source(block);
+  const Domain<2> blocks(comm, Distribution<2>(domain, ProcGrid<2>::automatic(comm, extents(domain)),
+                                               {block_cyclic(2), block()}));
+  DistArray<double, 2> source(blocks);
   fill_with_values(source);
   const Box<2> from({0, 2}, {5, 6});
   const Point<2> to{4, 5};
@@ -155,7 +157,7 @@ TEST(LocalLayout, CopiesSectionsAndIndexGathersMatchTheDefaultLayout) {
     expect_layout_values(a, layout_value<2>);
     copy_section(source, from, a, to);
     expect_layout_values(a, copied);
-    DistArray<double, 2> back(block);
+    DistArray<double, 2> back(blocks);
     copy(a, back);
     expect_layout_values(back, copied);
     DistArray<double, 2> t{Domain<2>(comm, laid_out_turned[(i + 1) % laid_out.size()])};
@@ -202,7 +204,9 @@ TEST(LocalLayout, GatherScatterAndReductionsGiveTheDefaultLayoutsBits) {
     EXPECT_EQ(a.max_loc().value, largest.value);
     EXPECT_EQ(a.max_loc().at, largest.at);
     const std::vector<double> back = a.gather_to(0);
-    if (comm.rank() == 0) EXPECT_EQ(back, global);
+    if (comm.rank() == 0) {
+      EXPECT_EQ(back, global);
+    }
     a.update_ghosts();  // no ghost layers: nothing to do, and no error
   }
 }
