@@ -223,7 +223,8 @@ class StorageLayout {
     return -1;
   }
 
-  /// Throws `Error(invalid_argument)` if `ghosts` asks for layers along a non-interval dimension.
+  /// Throws `Error(invalid_argument)` if `ghosts` asks for layers along a non-interval dimension,
+  /// or for any layer under a user-defined local layout (which stores owned points only).
   static void check_ghosts(const Distribution<N>& dist, const GhostSpec<N>& ghosts) {
     if (dist.has_local_layout())
       for (std::size_t d = 0; d < N; ++d)
