@@ -181,7 +181,8 @@ class Distribution {
     return c;
   }
 
-  /// Position of `p` in its owner's local storage, in [0, local_size(owner(p))).
+  /// Position of `p` in its owner's local storage, in [0, local_storage_size(owner(p))) (which is
+  /// `local_size` unless a user-defined local layout pads).
   [[nodiscard]] index_t local_offset(const Point<N>& p) const {
     check_in_domain("Distribution::local_offset", p);
     if (state_->user) return state_->user->local_offset(p);
