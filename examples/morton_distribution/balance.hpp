@@ -47,7 +47,8 @@ inline int balance_under_load(int& argc, char**& argv, const std::vector<tessera
   const tessera::EmulatedLoad load = tessera::EmulatedLoad::parse(o.load);
   const auto box = tessera::Box<2>::from_extents({ext[0], ext[1]});
   tessera::Domain<2> dom(comm, tessera::Distribution<2>::user(
-                                   std::make_shared<const tessera_examples::MortonDistribution<2>>(box, P)));
+                                   std::make_shared<const tessera_examples::MortonDistribution<2>>(
+                                   box, P, tessera_examples::MortonStorage::curve)));  // points in curve order
   tessera::DistArray<double, 2> u(dom);
   u.for_each_owned([](const Point<2>&, double& x) { x = 0; });
   std::vector<double> serial(static_cast<std::size_t>(tessera::volume(box)), 0.0);  // row-major over box

@@ -37,6 +37,12 @@
 /// move its splits a fraction Δ toward a target from measured seconds
 /// (`tessera/balance/split_balance.hpp`; `main.cpp --balance` runs it under emulated load).
 ///
+/// **Local storage along the curve** (Chapel's `LocalLayout`, `MortonStorage::curve`): each rank
+/// may keep its points in curve order, point p at `count_before(code(p)) - points_before(rank)`,
+/// instead of tessera's row-major patch per owned box (`MortonStorage::patches`, the default, which
+/// alone allows ghost layers). Neighbours on the curve are then neighbours in memory; the engine
+/// compiles its movements against these offsets (`tessera/layout/local_layout.hpp`).
+///
 /// Replicated state: O(P) codes and counts. Copies of a `Distribution` wrapping it share one object.
 
 #include <algorithm>
@@ -54,6 +60,12 @@
 #include "tessera/layout/user_distribution.hpp"
 
 namespace tessera_examples {
+
+/// How a rank of a `MortonDistribution` stores its points (see the file comment).
+enum class MortonStorage {
+  patches,  ///< one row-major patch per owned box (tessera's default; ghosts allowed)
+  curve,    ///< every point at its place along the curve within the rank's segment (no ghosts)
+};
 
 /// Morton (Z-order) space-filling-curve distribution of an N-dimensional box over `comm_size`
 /// ranks, balanced by point count (or cut at given split codes). See the file comment for the
@@ -74,8 +86,9 @@ class MortonDistribution : public tessera::UserDistribution<N>, public tessera::
   /// (every rank owns nothing). Throws `tessera::Error(invalid_argument)` naming `comm_size` if it
   /// is < 1, and naming `domain` if an extent exceeds `2^max_levels` (codes would not fit in 64
   /// bits). Cost: O(P * L * 2^N) for the P split codes.
-  MortonDistribution(const tessera::Box<N>& domain, int comm_size)
+  MortonDistribution(const tessera::Box<N>& domain, int comm_size, MortonStorage storage = MortonStorage::patches)
       : tessera::UserDistribution<N>(domain, checked_comm_size(comm_size)),
+        storage_(storage),
         lo_(domain.lo),
         rel_domain_(tessera::Box<N>::from_extents(tessera::extents(domain))),
         levels_(levels_for(domain)),
@@ -95,8 +108,10 @@ class MortonDistribution : public tessera::UserDistribution<N>, public tessera::
   /// point at or after it), so two lists that cut the domain's points alike give equal
   /// distributions. Throws `tessera::Error(invalid_argument)` naming `splits` for a list of the
   /// wrong length, decreasing, or not from 0 to `code_end()`; and as the even constructor does.
-  MortonDistribution(const tessera::Box<N>& domain, int comm_size, const std::vector<Code>& splits)
+  MortonDistribution(const tessera::Box<N>& domain, int comm_size, const std::vector<Code>& splits,
+                     MortonStorage storage = MortonStorage::patches)
       : tessera::UserDistribution<N>(domain, checked_comm_size(comm_size)),
+        storage_(storage),
         lo_(domain.lo),
         rel_domain_(tessera::Box<N>::from_extents(tessera::extents(domain))),
         levels_(levels_for(domain)),
@@ -128,6 +143,7 @@ class MortonDistribution : public tessera::UserDistribution<N>, public tessera::
       out << ", split at points";
       for (const index_t b : before_) out << ' ' << b;
     }
+    if (storage_ == MortonStorage::curve) out << ", stored along the curve";
     out << ')';
     return out.str();
   }
@@ -169,14 +185,18 @@ class MortonDistribution : public tessera::UserDistribution<N>, public tessera::
     return out;
   }
 
-  /// Same numbers as the default (the patch layout of `owned_boxes(owner(p))`), without building
-  /// the box list: follow p's path down the tree to the first node wholly inside the owner's
-  /// segment, which is the box `owned_boxes` lists for p; the domain points before it in the
-  /// segment are `count_before(node start) - points_before(owner)`. O(N L^2 + 2^N N L).
+  /// Stored along the curve: p's place in its owner's segment, `count_before(code(p)) -
+  /// points_before(owner)`, O(L 2^N N). Stored in patches: the same numbers as the default (the
+  /// patch layout of `owned_boxes(owner(p))`) without building the box list: follow p's path down
+  /// the tree to the first node wholly inside the owner's segment, which is the box `owned_boxes`
+  /// lists for p; the domain points before it in the segment are `count_before(node start) -
+  /// points_before(owner)`. O(N L^2 + 2^N N L).
   [[nodiscard]] index_t local_offset(const tessera::Point<N>& p) const override {
     check_in_domain("MortonDistribution::local_offset", p);
     const tessera::Point<N> q = p - lo_;
-    const auto r = static_cast<std::size_t>(owner_of_code(code_of(q)));
+    const Code code = code_of(q);
+    const auto r = static_cast<std::size_t>(owner_of_code(code));
+    if (storage_ == MortonStorage::curve) return count_before(code) - before_[r];
     for (Node n = root();; n = child_containing(n, q)) {
       const tessera::Box<N> b = tessera::intersect(n.box, rel_domain_);
       if (code_of(b.lo) >= splits_[r] && code_of(b.last()) < splits_[r + 1])
@@ -184,10 +204,19 @@ class MortonDistribution : public tessera::UserDistribution<N>, public tessera::
     }
   }
 
-  /// Same domain, rank count and points per rank (and so the same ownership of every index).
+  /// True when stored along the curve (`MortonStorage::curve`): tessera then keeps every point at
+  /// `local_offset(p)`.
+  [[nodiscard]] bool has_local_layout() const noexcept override { return storage_ == MortonStorage::curve; }
+  /// The points `rank` owns (the curve order leaves no holes).
+  [[nodiscard]] index_t local_storage_size(int rank) const override { return point_count(rank); }
+  /// How each rank stores its points.
+  [[nodiscard]] MortonStorage storage() const noexcept { return storage_; }
+
+  /// Same domain, rank count, points per rank (and so the same ownership of every index) and storage.
   [[nodiscard]] bool equals(const tessera::UserDistribution<N>& other) const override {
     const auto* o = dynamic_cast<const MortonDistribution*>(&other);
-    return o != nullptr && o->domain() == this->domain() && o->comm_size() == this->comm_size() && o->before_ == before_;
+    return o != nullptr && o->domain() == this->domain() && o->comm_size() == this->comm_size() &&
+           o->before_ == before_ && o->storage_ == storage_;
   }
 
   /// Levels L of the tree: the padded cube has side 2^L (0 for a domain of at most one point).
@@ -235,7 +264,7 @@ class MortonDistribution : public tessera::UserDistribution<N>, public tessera::
   }
   /// Balancing by Δ: the same curve cut at `splits` (the constructor taking split codes).
   [[nodiscard]] std::shared_ptr<const tessera::UserDistribution<N>> with_split_points(std::vector<Code> splits) const override {
-    return std::make_shared<const MortonDistribution>(this->domain(), this->comm_size(), splits);
+    return std::make_shared<const MortonDistribution>(this->domain(), this->comm_size(), splits, storage_);
   }
 
   /// Number of domain points `rank` owns (the total divided as evenly as possible, unless cut at
@@ -396,6 +425,7 @@ class MortonDistribution : public tessera::UserDistribution<N>, public tessera::
     for (unsigned k = 0; k < (1U << N); ++k) split_pieces(child(n, k), query, out);
   }
 
+  MortonStorage storage_;
   tessera::Point<N> lo_;
   tessera::Box<N> rel_domain_;  ///< the domain relative to lo: [0, extents)
   int levels_;

@@ -17,6 +17,7 @@
 #include "tessera/layout/dim_spec.hpp"
 #include "tessera/layout/distribution.hpp"
 #include "tessera/layout/grid_shape.hpp"
+#include "tessera/layout/local_layout.hpp"
 #include "tessera/layout/proc_grid.hpp"
 #include "tessera/layout/lifted_distribution.hpp"
 #include "tessera/layout/restrict.hpp"

@@ -160,8 +160,9 @@ class DistArray final {
   [[nodiscard]] const GhostSpec<N>& ghosts() const noexcept { return storage_.ghosts(); }
   /// How this rank's storage is laid out (patches, axes, ghost widths).
   [[nodiscard]] const StorageLayout<N>& layout() const noexcept { return storage_.layout(); }
-  /// Number of patches this rank stores (0 on a rank that owns nothing).
-  [[nodiscard]] std::size_t patch_count() const noexcept { return layout().patches().size(); }
+  /// Number of patches this rank stores (0 on a rank that owns nothing). Throws
+  /// `Error(invalid_argument)` under a user-defined local layout, which has no patches.
+  [[nodiscard]] std::size_t patch_count() const { return layout().patches().size(); }
   /// This rank's whole buffer, every patch, ghosts included (`layout().size()` elements; the
   /// spare rows kept for migrations are not part of it).
   [[nodiscard]] std::span<T> storage() noexcept { return {data(), static_cast<std::size_t>(layout().size())}; }
@@ -489,6 +490,12 @@ class DistArray final {
   }
 
   [[nodiscard]] std::size_t offset_of(const Point<N>& p) const {
+    if (layout().custom()) {  // a user-defined local layout: owned points only, at local_offset
+      if (!contains(layout().custom_boxes(), p))
+        fail(ErrorCode::out_of_range, "DistArray::at: point ", p, " is not owned by rank ", domain_.rank(),
+             " (under a user-defined local layout a rank stores only what it owns)");
+      return static_cast<std::size_t>(layout().custom_offset(p));
+    }
     const Section<N> s = Section<N>::from_box(Box<N>(p, p + Point<N>::filled(1)));
     const int patch = layout().patch_for(s);
     if (patch < 0)
@@ -501,6 +508,10 @@ class DistArray final {
   // each local index is tabulated per axis first, so compacted axes cost no lookup per element.
   template <class U, class F>
   void walk_owned(U* base, F& f) const {
+    if (layout().custom()) {
+      layout().for_each_custom_owned([&](const Point<N>& p, index_t offset) { f(p, base[offset]); });
+      return;
+    }
     for (const auto& patch : layout().patches()) {
       std::array<std::vector<index_t>, N> global;
       bool empty = false;

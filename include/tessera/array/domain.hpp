@@ -35,6 +35,7 @@
 #include "tessera/exchange/communicator.hpp"
 #include "tessera/exchange/mover.hpp"
 #include "tessera/layout/distribution.hpp"
+#include "tessera/layout/local_layout.hpp"
 #include "tessera/layout/restrict.hpp"
 #include "tessera/plan/exchange_cache.hpp"
 #include "tessera/plan/ghost_spec.hpp"
@@ -98,6 +99,8 @@ class Domain {
     if (dist.comm_size() != comm.size())
       fail_argument("Domain", "dist", dist,
                     detail::concat("is for ", dist.comm_size(), " ranks but the communicator has ", comm.size()));
+    // Pure and the same on every rank, so a bad local layout is an Error on every rank.
+    check_local_layout_if_affordable(dist, checked_mode());
   }
 
   /// The communicator every collective call of the domain and its arrays runs on.
@@ -411,6 +414,7 @@ class Domain {
              " (call end_update_ghosts first)");
       StorageLayout<N>::check_ghosts(to, s.arrays[i]->ghosts());
     }
+    check_local_layout_if_affordable(to, checked_mode());
   }
 
   // The one path of redistribute and migrate. Everything that allocates comes first, on every
@@ -533,6 +537,7 @@ class Domain {
   // Bytes `stage` allocates for `r` (0 in place), for the error message.
   [[nodiscard]] static std::size_t staged_bytes(const Relayout& r) noexcept {
     if (r.in_place) return 0;
+    if (r.layout.custom()) return static_cast<std::size_t>(r.layout.size()) * r.storage->element_size();
     const auto& patches = r.layout.patches();
     const std::size_t outer = r.layout.outermost_axis();
     const index_t row = patches.size() == 1 && patches[0].axes[outer].is_interval() ? patches[0].strides[outer] : 0;

@@ -72,7 +72,7 @@ class MultiblockArray {
   [[nodiscard]] const GhostSpec<N>& ghosts() const noexcept { return array_.ghosts(); }
 
   /// This rank's patches (one per box it owns in any block).
-  [[nodiscard]] std::size_t patch_count() const noexcept { return array_.patch_count(); }
+  [[nodiscard]] std::size_t patch_count() const { return array_.patch_count(); }
   /// The block patch k belongs to.
   [[nodiscard]] std::size_t block_of_patch(std::size_t k) const {
     const auto& set = dom_->layout().embedded_set();

@@ -196,6 +196,7 @@ template <class OwnerOf>
 /// remap hashes its index values this way.
 template <std::size_t N, class Visit>
 void for_each_owned_offset(const StorageLayout<N>& layout, Visit&& visit) {
+  if (layout.custom()) return layout.for_each_custom_owned([&](const Point<N>&, index_t offset) { visit(offset); });
   for (const PatchLayout<N>& patch : layout.patches()) {
     bool empty = false;
     for (std::size_t d = 0; d < N; ++d) empty = empty || patch.axes[d].count == 0;

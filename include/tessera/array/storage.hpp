@@ -196,9 +196,10 @@ class Storage {
   /// added there keep the strides, so a boundary move shifts no row that stays).
   void stage(StorageLayout<N> layout, index_t spare_rows) {
     const std::size_t outer = layout.outermost_axis();
-    const bool sliding = layout.patches().size() == 1 && layout.patches()[0].axes[outer].is_interval();
+    // Storage under a user-defined local layout has no rows to spare.
+    const bool sliding = !layout.custom() && layout.patches().size() == 1 && layout.patches()[0].axes[outer].is_interval();
     const index_t pad = sliding ? spare_rows : 0;
-    const index_t row = layout.patches().empty() ? 0 : layout.patches()[0].strides[outer];
+    const index_t row = sliding ? layout.patches()[0].strides[outer] : 0;
     staged_ = allocate(layout.size() + 2 * pad * row);
     staged_origin_ = pad * row;
     staged_slack_rows_ = pad;
@@ -242,6 +243,7 @@ class Storage {
   /// axis but the outermost, and the rows of `to` (ghosts included) inside the allocated rows.
   /// nullopt if any of that fails.
   [[nodiscard]] std::optional<index_t> in_place_origin(const StorageLayout<N>& to) const {
+    if (layout_.custom() || to.custom()) return std::nullopt;  // no rows to slide along
     if (layout_.patches().size() != 1 || to.patches().size() != 1 || layout_.order() != to.order())
       return std::nullopt;
     const std::size_t outer = layout_.outermost_axis();

@@ -128,6 +128,16 @@ class Distribution {
   [[nodiscard]] bool is_user_defined() const noexcept { return state_->user != nullptr; }
   /// The user-defined distribution wrapped, or null.
   [[nodiscard]] const UserDistribution<N>* user_distribution() const noexcept { return state_->user.get(); }
+  /// True if a user-defined distribution chooses its ranks' storage order itself
+  /// (`UserDistribution::has_local_layout`, Chapel's LocalLayout): arrays over it store `p` at
+  /// `local_offset(p)`, keep no ghosts, and have no strided patches.
+  [[nodiscard]] bool has_local_layout() const noexcept { return state_->user && state_->user->has_local_layout(); }
+  /// Elements of `rank`'s local buffer: `local_size(rank)`, or more under a padded local layout.
+  [[nodiscard]] index_t local_storage_size(int rank) const {
+    if (!has_local_layout()) return local_size(rank);
+    check_rank("Distribution::local_storage_size", rank);
+    return state_->user->local_storage_size(rank);
+  }
   /// The box set of a distribution made by `from_box_set`, or null.
   [[nodiscard]] const BoxSet<N>* box_set() const noexcept {
     const auto* b = dynamic_cast<const BoxSetDistribution<N>*>(state_->user.get());
@@ -171,7 +181,8 @@ class Distribution {
     return c;
   }
 
-  /// Position of `p` in its owner's local storage, in [0, local_size(owner(p))).
+  /// Position of `p` in its owner's local storage, in [0, local_storage_size(owner(p))) (which is
+  /// `local_size` unless a user-defined local layout pads).
   [[nodiscard]] index_t local_offset(const Point<N>& p) const {
     check_in_domain("Distribution::local_offset", p);
     if (state_->user) return state_->user->local_offset(p);

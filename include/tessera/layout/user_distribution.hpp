@@ -61,8 +61,9 @@ class UserDistribution {
   [[nodiscard]] virtual BoxList<N> owned_boxes(int rank) const = 0;
 
   /// Position of `p` in its owner's local storage. The default follows the patch layout: the
-  /// patches of `owned_boxes(owner(p))` one after another, each row-major. Override only with a
-  /// faster computation of the same numbers.
+  /// patches of `owned_boxes(owner(p))` one after another, each row-major. Without a local layout
+  /// (`has_local_layout()` false) override only with a faster computation of the same numbers;
+  /// with one, any one-to-one map of a rank's owned points into [0, local_storage_size(rank)).
   [[nodiscard]] virtual index_t local_offset(const Point<N>& p) const {
     index_t before = 0;
     for (const auto& b : owned_boxes(owner(p))) {
@@ -71,6 +72,17 @@ class UserDistribution {
     }
     fail(ErrorCode::internal, name(), ": owner(", p, ") does not list a box containing ", p);
   }
+
+  /// Chapel's `LocalLayout`: true if this distribution chooses its ranks' storage order itself,
+  /// so that an array keeps `p` at element `local_offset(p)` of its owner's buffer (a column-major,
+  /// padded, tiled or space-filling-curve order: layout/local_layout.hpp). Arrays then keep no
+  /// ghost layers, and operations that need strided patches (local views, stencils, region
+  /// statements, checkpoints) refuse them with an `Error` (docs/concepts.md, "User-defined local
+  /// layouts"). The default says no: one row-major patch per owned box.
+  [[nodiscard]] virtual bool has_local_layout() const noexcept { return false; }
+  /// Elements of `rank`'s buffer under the local layout: at least the points it owns (a padded
+  /// layout leaves holes). The default: the points it owns.
+  [[nodiscard]] virtual index_t local_storage_size(int rank) const { return volume(owned_boxes(rank)); }
 
   /// The (section, rank) pieces that cover `box ∩ domain()`. The default intersects `box` with every
   /// rank's boxes, O(P · boxes); override when the structure allows better (a space-filling curve

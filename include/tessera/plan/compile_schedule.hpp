@@ -1,7 +1,11 @@
 #pragma once
 /// \file
 /// Compiling a `MotionPlan` for one rank into a `Schedule` against the storage layouts of the
-/// source and destination arrays on that rank.
+/// source and destination arrays on that rank. A side stored under a user-defined local layout
+/// (`StorageLayout::custom()`) gets a block of the offsets of its section's points, enumerated in the
+/// same order as a strided block and merged into runs (`append_offset_runs`): one run per stretch of
+/// consecutive offsets, so a layout that keeps the copy's order contiguous costs few runs, and any
+/// other costs up to one run per point.
 
 #include <algorithm>
 #include <cstddef>
@@ -9,6 +13,7 @@
 #include <vector>
 
 #include "tessera/core/error.hpp"
+#include "tessera/plan/index_schedule.hpp"
 #include "tessera/plan/motion_plan.hpp"
 #include "tessera/plan/schedule.hpp"
 #include "tessera/plan/storage_layout.hpp"
@@ -79,6 +84,50 @@ Block make_block(const StorageLayout<N>& layout, int patch, const Section<N>& se
   return b;
 }
 
+/// The block of `section` in storage under a local layout: the offsets of its points, enumerated
+/// as `make_block` enumerates them (axis `axis_order[0]` outermost, each axis in increasing order
+/// of position in the section), as one axis of runs.
+template <std::size_t N>
+Block make_custom_block(const StorageLayout<N>& layout, const Section<N>& section, const std::array<int, N>& axis_order,
+                        std::vector<Section1>& runs) {
+  std::array<std::vector<index_t>, N> indices;  // indices[k]: the positions along axis axis_order[k]
+  for (std::size_t k = 0; k < N; ++k)
+    for_each_run(section.dim[static_cast<std::size_t>(axis_order[k])], [&](index_t first, index_t length) {
+      for (index_t i = first; i < first + length; ++i) indices[k].push_back(i);
+    });
+  std::vector<index_t> offsets;
+  offsets.reserve(static_cast<std::size_t>(volume(section)));
+  std::array<std::size_t, N> at{};
+  Point<N> p;
+  for (bool more = volume(section) > 0; more;) {
+    for (std::size_t k = 0; k < N; ++k) p[static_cast<std::size_t>(axis_order[k])] = indices[k][at[k]];
+    offsets.push_back(layout.custom_offset(p));
+    more = false;
+    for (std::size_t k = N; k-- > 0 && !more;) {
+      more = ++at[k] < indices[k].size();
+      if (!more) at[k] = 0;
+    }
+  }
+  Block b;
+  b.volume = static_cast<index_t>(offsets.size());
+  b.axes = 1;
+  b.axis[0].stride = 1;
+  b.axis[0].begin = static_cast<std::uint32_t>(runs.size());
+  append_offset_runs(offsets, runs);
+  b.axis[0].end = static_cast<std::uint32_t>(runs.size());
+  return b;
+}
+
+/// Throws `Error(out_of_range)` naming the copy if storage under a local layout does not own all of `s`
+/// (it has no ghosts).
+template <std::size_t N>
+void check_custom_owns(const StorageLayout<N>& layout, const Section<N>& s, std::size_t copy_index, const char* side,
+                       int rank) {
+  if (!layout.custom_owns(s))
+    fail(ErrorCode::out_of_range, "MotionPlan copy ", copy_index, ": the ", side, " section ", s,
+         " is not owned by rank ", rank, ", whose storage follows a user-defined local layout (no ghost layers)");
+}
+
 template <std::size_t N>
 int resolve_patch(const StorageLayout<N>& layout, int given, const Section<N>& s, std::size_t copy_index,
                   const char* side, int rank) {
@@ -88,6 +137,17 @@ int resolve_patch(const StorageLayout<N>& layout, int given, const Section<N>& s
     fail(ErrorCode::out_of_range, "MotionPlan copy ", copy_index, ": the ", side, " section ", s,
          " is not stored by rank ", rank, " (outside its owned data and ghost layers)");
   return patch;
+}
+
+/// The block of copy `i`'s section `s` on one side: patches, or the offsets of a local layout.
+template <std::size_t N>
+Block side_block(const StorageLayout<N>& layout, int given_patch, const Section<N>& s, const std::array<int, N>& order,
+                 std::size_t i, const char* side, int rank, std::vector<Section1>& runs) {
+  if (layout.custom()) {
+    check_custom_owns(layout, s, i, side, rank);
+    return make_custom_block(layout, s, order, runs);
+  }
+  return make_block(layout, resolve_patch(layout, given_patch, s, i, side, rank), s, order, runs);
 }
 
 inline PeerBlocks& peer_entry(std::vector<PeerBlocks>& list, std::map<int, std::size_t>& index, int peer) {
@@ -126,12 +186,8 @@ template <std::size_t N>
     const Copy<N>& c = copies[i];
     if (c.src_rank != rank && c.dst_rank != rank) continue;
     Block from, to;
-    if (c.src_rank == rank)
-      from = detail::make_block(src, detail::resolve_patch(src, c.src_patch, c.src, i, "source", rank), c.src,
-                                src_order, s.runs);
-    if (c.dst_rank == rank)
-      to = detail::make_block(dst, detail::resolve_patch(dst, c.dst_patch, c.dst, i, "destination", rank), c.dst,
-                              dst_order, s.runs);
+    if (c.src_rank == rank) from = detail::side_block(src, c.src_patch, c.src, src_order, i, "source", rank, s.runs);
+    if (c.dst_rank == rank) to = detail::side_block(dst, c.dst_patch, c.dst, dst_order, i, "destination", rank, s.runs);
     if (c.src_rank == rank && c.dst_rank == rank) {
       s.local_src.push_back(from);
       s.local_dst.push_back(to);
@@ -170,10 +226,15 @@ void validate_plan(const MotionPlan<N>& plan, const Distribution<N>& src, const 
   const auto& copies = plan.copies();
   for (std::size_t i = 0; i < copies.size(); ++i) {
     const Copy<N>& c = copies[i];
-    (void)detail::resolve_patch(layout_of(src_layouts, src, src_ghosts, c.src_rank, i, "source"), c.src_patch, c.src, i,
-                                "source", c.src_rank);
-    (void)detail::resolve_patch(layout_of(dst_layouts, dst, dst_ghosts, c.dst_rank, i, "destination"), c.dst_patch,
-                                c.dst, i, "destination", c.dst_rank);
+    const auto check = [&](const StorageLayout<N>& layout, int patch, const Section<N>& s, const char* side, int r) {
+      if (layout.custom())
+        detail::check_custom_owns(layout, s, i, side, r);
+      else
+        (void)detail::resolve_patch(layout, patch, s, i, side, r);
+    };
+    check(layout_of(src_layouts, src, src_ghosts, c.src_rank, i, "source"), c.src_patch, c.src, "source", c.src_rank);
+    check(layout_of(dst_layouts, dst, dst_ghosts, c.dst_rank, i, "destination"), c.dst_patch, c.dst, "destination",
+          c.dst_rank);
   }
 }
 

@@ -20,6 +20,12 @@
 ///   auto layout = tessera::StorageLayout<2>::make(dist, 3, tessera::ghosts<2>(1));
 ///   layout.patches()[0].element_offset({5, 5});   // 1 * 7 + 1 = 8
 /// \endcode
+///
+/// A user distribution with a **local layout** of its own (`Distribution::has_local_layout`,
+/// layout/local_layout.hpp) gives no patches: the rank's buffer holds `local_storage_size(rank)`
+/// elements and owned point p sits at `local_offset(p)` (`custom()`, `custom_offset`,
+/// `for_each_custom_owned`). Such storage keeps no ghosts; `patches()` refuses it with an `Error`,
+/// so that code needing strided patches says so instead of computing wrong offsets.
 
 #include <array>
 #include <cstddef>
@@ -126,6 +132,11 @@ class StorageLayout {
     check_ghosts(dist, ghosts);
     StorageLayout layout;
     layout.order_ = ghosts.order;
+    if (dist.has_local_layout()) {
+      layout.custom_ = Custom{dist, rank, dist.owned_boxes(rank)};
+      layout.size_ = dist.local_storage_size(rank);
+      return layout;
+    }
     if (dist.is_user_defined()) {
       for (const auto& box : dist.owned_boxes(rank)) layout.add(box_patch(box, ghosts));
       return layout;
@@ -166,8 +177,35 @@ class StorageLayout {
     return p;
   }
 
-  /// The patches, in the order of the owned boxes.
-  [[nodiscard]] const std::vector<PatchLayout<N>>& patches() const noexcept { return patches_; }
+  /// The patches, in the order of the owned boxes. Throws `Error(invalid_argument)` for storage
+  /// under a user-defined local layout (`custom()`), which has none.
+  [[nodiscard]] const std::vector<PatchLayout<N>>& patches() const {
+    if (custom_)
+      fail(ErrorCode::invalid_argument, "StorageLayout::patches: the storage of rank ", custom_->rank,
+           " follows the local layout of ", custom_->dist,
+           ", not strided patches; this operation needs strided patches and does not support a user-defined local layout");
+    return patches_;
+  }
+  /// True if the buffer follows a user distribution's local layout (see the file comment).
+  [[nodiscard]] bool custom() const noexcept { return custom_.has_value(); }
+  /// Under a local layout: the boxes the rank owns (what its buffer holds).
+  [[nodiscard]] const BoxList<N>& custom_boxes() const noexcept { return custom_->boxes; }
+  /// Under a local layout: the offset of owned point `p` (`Distribution::local_offset`).
+  [[nodiscard]] index_t custom_offset(const Point<N>& p) const { return custom_->dist.local_offset(p); }
+  /// Under a local layout: calls `visit(point, offset)` for every owned point, box by box, each
+  /// row-major (the order of `DistArray::for_each_owned` under every layout).
+  template <class Visit>
+  void for_each_custom_owned(Visit&& visit) const {
+    for (const auto& b : custom_->boxes)
+      for_each_point(b, [&](const Point<N>& p) { visit(p, custom_->dist.local_offset(p)); });
+  }
+  /// Under a local layout: true if the rank owns every point of `s`.
+  [[nodiscard]] bool custom_owns(const Section<N>& s) const {
+    index_t inside = 0;
+    for (const auto& b : custom_->boxes)
+      for (const auto& part : intersect(s, b)) inside += volume(part);
+    return inside == volume(s);
+  }
   /// Elements in the rank's buffer, ghosts included.
   [[nodiscard]] index_t size() const noexcept { return size_; }
   /// The order of every patch's elements in memory (also known on a rank that stores nothing).
@@ -185,8 +223,15 @@ class StorageLayout {
     return -1;
   }
 
-  /// Throws `Error(invalid_argument)` if `ghosts` asks for layers along a non-interval dimension.
+  /// Throws `Error(invalid_argument)` if `ghosts` asks for layers along a non-interval dimension,
+  /// or for any layer under a user-defined local layout (which stores owned points only).
   static void check_ghosts(const Distribution<N>& dist, const GhostSpec<N>& ghosts) {
+    if (dist.has_local_layout())
+      for (std::size_t d = 0; d < N; ++d)
+        if (ghosts.lower[d] != 0 || ghosts.upper[d] != 0)
+          fail_argument("ghosts", detail::concat("width along dimension ", d), std::max(ghosts.lower[d], ghosts.upper[d]),
+                        detail::concat("is not possible: ", dist,
+                                       " has a user-defined local layout, which stores owned points only (no ghost layers)"));
     if (dist.is_user_defined()) return;
     for (std::size_t d = 0; d < N; ++d) {
       if (ghosts.lower[d] == 0 && ghosts.upper[d] == 0) continue;
@@ -218,7 +263,15 @@ class StorageLayout {
     patches_.push_back(std::move(p));
   }
 
+  // What a local layout's storage needs: the distribution that numbers it, the rank, its boxes.
+  struct Custom {
+    Distribution<N> dist;
+    int rank = 0;
+    BoxList<N> boxes;
+  };
+
   std::vector<PatchLayout<N>> patches_;
+  std::optional<Custom> custom_;
   index_t size_ = 0;
   StorageOrder order_ = StorageOrder::row_major;
 };

@@ -155,6 +155,29 @@ TYPED_TEST(MortonProperties, LocalOffsetOverrideMatchesThePatchLayout) {
   }
 }
 
+TYPED_TEST(MortonProperties, CurveStorageNumbersEachSegmentAlongTheCurve) {
+  constexpr std::size_t N = TypeParam::value;
+  std::mt19937_64 rng(454 * N);
+  for (int trial = 0; trial < 60; ++trial) {
+    const Box<N> domain = random_domain<N>(rng, max_extent_for<N>());
+    const int ranks = random_ranks(rng);
+    const MortonDistribution<N> m(domain, ranks, tessera_examples::MortonStorage::curve);
+    SCOPED_TRACE(m.name());
+    EXPECT_TRUE(m.has_local_layout());
+    EXPECT_NE(m.name().find("stored along the curve"), std::string::npos);
+    EXPECT_FALSE(m.equals(MortonDistribution<N>(domain, ranks)));  // same owners, other storage
+    // Reference: each rank's points sorted by an independently computed code are numbered 0, 1, ...
+    std::map<int, std::vector<std::pair<std::uint64_t, Point<N>>>> by_rank;
+    for_each_point(domain, [&](const Point<N>& p) { by_rank[m.owner(p)].push_back({reference_code(domain, p), p}); });
+    for (auto& [rank, points] : by_rank) {
+      std::sort(points.begin(), points.end());
+      EXPECT_EQ(m.local_storage_size(rank), static_cast<index_t>(points.size()));
+      for (std::size_t k = 0; k < points.size(); ++k)
+        ASSERT_EQ(m.local_offset(points[k].second), static_cast<index_t>(k)) << points[k].second;
+    }
+  }
+}
+
 TYPED_TEST(MortonProperties, CountBeforeAndSplitCodesMatchBruteForce) {
   constexpr std::size_t N = TypeParam::value;
   std::mt19937_64 rng(505 * N);
