@@ -682,6 +682,102 @@ tessera_status tessera_scalapack_descriptor(tessera_array array, int context, in
 tessera_status tessera_blacs_process_map(tessera_array array, int transposed, int* map, size_t capacity, int* rows,
                                          int* cols);
 
+/* ------------------------------------------------------------------------------------------ */
+/* Regions, sparse subdomains and associative domains (ZPL regions, Chapel; docs/c-api.md)      */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct tessera_sparse_s* tessera_sparse;             /**< a sparse set of indices of a domain */
+typedef struct tessera_sparse_array_s* tessera_sparse_array; /**< one value per index of a tessera_sparse */
+typedef struct tessera_assoc_s* tessera_assoc;               /**< an associative domain of int64_t keys */
+typedef struct tessera_assoc_array_s* tessera_assoc_array;   /**< one value per key of a tessera_assoc */
+
+/** Not collective (declare alike on every rank): a domain over `box`, a sub-box of `domain`'s box,
+ *  aligned with its distribution (every index keeps its owner; copies between arrays over the two
+ *  move nothing between ranks). It follows `domain`'s redistributions and refuses its own. */
+tessera_status tessera_domain_region(tessera_domain domain, const tessera_box* box, tessera_domain* out);
+/** *is_region = 1 for a domain made by tessera_domain_region, else 0. */
+tessera_status tessera_domain_is_region(tessera_domain domain, int* is_region);
+
+/** An empty sparse subdomain of `parent` (not collective; declare alike on every rank). A parent
+ *  with a flooded axis is TESSERA_ERR_INVALID_ARGUMENT. It follows the parent's redistributions. */
+tessera_status tessera_sparse_create(tessera_domain parent, tessera_sparse* out);
+/** Collective: adds this rank's `count` points (any indices of the parent's box, repeats allowed);
+ *  an index outside the box or in a hole is TESSERA_ERR_OUT_OF_RANGE on every rank, nothing changed. */
+tessera_status tessera_sparse_add(tessera_sparse sparse, const tessera_index* points, size_t count);
+/** Collective: removes this rank's `count` points (absent ones ignored); errors as tessera_sparse_add. */
+tessera_status tessera_sparse_remove(tessera_sparse sparse, const tessera_index* points, size_t count);
+/** Collective: held[k] = 1 if points[k] is in the set, else 0. */
+tessera_status tessera_sparse_contains(tessera_sparse sparse, const tessera_index* points, size_t count,
+                                       uint8_t* held);
+/** Collective: the number of indices on all ranks. */
+tessera_status tessera_sparse_size(tessera_sparse sparse, int64_t* size);
+/** This rank's indices in local order (the order of tessera_sparse_array_values); *count = how many
+ *  (call with capacity 0 to ask); fewer than *count written is TESSERA_ERR_OUT_OF_RANGE. */
+tessera_status tessera_sparse_local_points(tessera_sparse sparse, tessera_index* points, size_t capacity,
+                                           size_t* count);
+tessera_status tessera_sparse_free(tessera_sparse* sparse);
+
+/** A sparse array of TESSERA_FLOAT, DOUBLE, INT32 or INT64 over `sparse`, every value 0 (not
+ *  collective; declare alike on every rank). Values follow their indices when the set changes. */
+tessera_status tessera_sparse_array_create(tessera_sparse sparse, tessera_type type, tessera_sparse_array* out);
+/** This rank's values in local order: *values points into the array until the set changes. */
+tessera_status tessera_sparse_array_values(tessera_sparse_array array, tessera_type type, void** values,
+                                           size_t* count);
+/** Collective: fetches the neighbours' values the dense ghost spec `ghosts` names (corners: every
+ *  index within the box of those widths; faces_only: the star; periodic: wraps around the parent's
+ *  box). Then tessera_sparse_array_find reads them. A negative width is TESSERA_ERR_INVALID_ARGUMENT. */
+tessera_status tessera_sparse_array_update_ghosts(tessera_sparse_array array, const tessera_ghosts* ghosts);
+/** Collective: the same for an explicit stencil of `count` offsets; `periodic` (ndim flags) may be NULL. */
+tessera_status tessera_sparse_array_update_offsets(tessera_sparse_array array, const tessera_index* offsets,
+                                                   size_t count, const int* periodic);
+/** Not collective: *found = 1 and *value = the value of `point` if this rank holds or fetched it
+ *  (wrapped as the last ghost update wrapped), else *found = 0 and *value untouched. */
+tessera_status tessera_sparse_array_find(tessera_sparse_array array, tessera_type type, const tessera_index* point,
+                                         void* value, int* found);
+/** Collective: the ADD (wrapping for integers), MULTIPLY, MIN or MAX of every value, folded per rank
+ *  in local order and then in rank order (the same bits on every rank). An empty set gives the
+ *  fold's identity (0, 1, the type's largest or smallest value, infinities for floating point). */
+tessera_status tessera_sparse_array_reduce(tessera_sparse_array array, tessera_op op, tessera_type type,
+                                           void* result);
+/** Collective: every index (sorted row-major) and value on `root`; *count = how many there (0
+ *  elsewhere). A capacity below it is TESSERA_ERR_OUT_OF_RANGE on `root`, nothing written. */
+tessera_status tessera_sparse_array_gather_to(tessera_sparse_array array, int root, tessera_type type,
+                                              tessera_index* points, void* values, size_t capacity, size_t* count);
+tessera_status tessera_sparse_array_free(tessera_sparse_array* array);
+
+/** An empty associative domain of int64_t keys over `comm`, each key on the rank its stable hash
+ *  names (not collective; declare alike on every rank). */
+tessera_status tessera_assoc_create(tessera_comm comm, tessera_assoc* out);
+/** Collective: adds this rank's `count` keys (repeats and present keys allowed), one message per peer. */
+tessera_status tessera_assoc_insert(tessera_assoc assoc, const int64_t* keys, size_t count);
+/** Collective: removes this rank's keys (absent ones ignored) with their values. */
+tessera_status tessera_assoc_remove(tessera_assoc assoc, const int64_t* keys, size_t count);
+/** Collective: held[k] = 1 if keys[k] is in the domain, else 0. */
+tessera_status tessera_assoc_contains(tessera_assoc assoc, const int64_t* keys, size_t count, uint8_t* held);
+/** Collective: the number of keys on all ranks. */
+tessera_status tessera_assoc_size(tessera_assoc assoc, int64_t* size);
+/** This rank's keys in slot order (the order of tessera_assoc_array_values); *count as in
+ *  tessera_sparse_local_points. */
+tessera_status tessera_assoc_local_keys(tessera_assoc assoc, int64_t* keys, size_t capacity, size_t* count);
+tessera_status tessera_assoc_free(tessera_assoc* assoc);
+
+/** An array of TESSERA_FLOAT, DOUBLE, INT32 or INT64 over `assoc`, every value 0. */
+tessera_status tessera_assoc_array_create(tessera_assoc assoc, tessera_type type, tessera_assoc_array* out);
+/** This rank's values in slot order: *values points into the array until the domain changes. */
+tessera_status tessera_assoc_array_values(tessera_assoc_array array, tessera_type type, void** values,
+                                          size_t* count);
+/** Collective: value(keys[k]) = op(value, values[k]) for this rank's batch (REPLACE, ADD, MULTIPLY,
+ *  MIN, MAX), in a fixed order. A key not in the domain: inserted with its first value if
+ *  insert_missing, else TESSERA_ERR_OUT_OF_RANGE on every rank with nothing changed. */
+tessera_status tessera_assoc_array_update(tessera_assoc_array array, tessera_type type, const int64_t* keys,
+                                          const void* values, size_t count, tessera_op op, int insert_missing);
+/** Collective: values[k] = the value of keys[k]; a missing key is TESSERA_ERR_OUT_OF_RANGE on every rank. */
+tessera_status tessera_assoc_array_lookup(tessera_assoc_array array, tessera_type type, const int64_t* keys,
+                                          size_t count, void* values);
+/** Collective: as tessera_sparse_array_reduce, values folded per rank in slot order. */
+tessera_status tessera_assoc_array_reduce(tessera_assoc_array array, tessera_op op, tessera_type type, void* result);
+tessera_status tessera_assoc_array_free(tessera_assoc_array* array);
+
 /** Collective: writes `array` as dataset `name` of the HDF5 file `path` (replaced atomically). */
 tessera_status tessera_checkpoint_save(const char* path, tessera_array array, const char* name);
 /** Collective: sets every owned element of `array` from dataset `name` of `path`, whatever the

@@ -94,6 +94,14 @@ const char* kind_name(Kind kind) noexcept {
       return "tessera_balancer";
     case Kind::load:
       return "tessera_load";
+    case Kind::sparse:
+      return "tessera_sparse";
+    case Kind::sparse_array:
+      return "tessera_sparse_array";
+    case Kind::assoc:
+      return "tessera_assoc";
+    case Kind::assoc_array:
+      return "tessera_assoc_array";
   }
   return "unknown handle kind";
 }

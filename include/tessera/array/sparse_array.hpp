@@ -10,6 +10,7 @@
 ///   double total = a.sum();                                   // same bits on every rank
 ///   const tessera::Point<2> star[] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
 ///   a.update_ghosts(star);                                    // fetch the neighbours' sparse values
+///   a.update_ghosts(tessera::ghosts<2>(1).periodic_along({true, false}));  // all 8 neighbours, x wraps
 ///   a.for_each([&](const tessera::Point<2>& p, double&) { const double* east = a.find(p + tessera::Point<2>{0, 1}); });
 ///   auto image = a.gather_to(0);                              // sorted points and values on rank 0
 /// \endcode
@@ -31,6 +32,8 @@
 #include "tessera/core/wrapping_arithmetic.hpp"
 #include "tessera/exchange/collective_check.hpp"
 #include "tessera/exchange/mover.hpp"
+#include "tessera/geometry/periodic.hpp"
+#include "tessera/plan/ghost_spec.hpp"
 
 namespace tessera {
 
@@ -78,30 +81,52 @@ class SparseArray final : private detail::SparseValues {
   }
 
   /// The value of `p` if this rank holds it, or (after `update_ghosts`) fetched it; null where `p`
-  /// is not in the sparse set or not fetched. Not collective.
+  /// is not in the sparse set or not fetched. After a periodic ghost update, `p` outside the parent's
+  /// box along a periodic axis names the index it wraps to (so `find(p + o)` reads across the
+  /// boundary as a dense periodic ghost does). Not collective.
   [[nodiscard]] const T* find(const Point<N>& p) const {
-    if (const auto k = dom_.position(p)) return &values_[*k];
+    const Point<N> q = detail::wrap_point(p, dom_.distribution().domain(), wrap_);
+    if (const auto k = dom_.position(q)) return &values_[*k];
     if (fetch_)
-      if (const auto s = fetch_->slot(p)) return &ghosts_[*s];
+      if (const auto s = fetch_->slot(q)) return &ghosts_[*s];
     return nullptr;
   }
 
   /// Collective: fetches the values a stencil with `offsets` reads around this rank's indices from
   /// the ranks that hold them: afterwards `find(p + o)` gives the value for every held p and offset
-  /// o where p + o is in the sparse set. The first call for a set of offsets runs the inspector (two
-  /// exchanges, `SparseDomain::stencil_fetch`); later calls, until the sparse set or the parent's
-  /// distribution changes, only move the values (one message per peer, nothing allocated).
-  /// Throws `Error(invalid_argument)` for no offsets.
-  void update_ghosts(std::span<const Point<N>> offsets) {
-    const auto checked = detail::check_collective(dom_.comm(), "SparseArray::update_ghosts");
-    auto plan = dom_.stencil_fetch(offsets);
-    if (plan != fetch_) {
-      mover_.reset();
-      fetch_ = std::move(plan);
-      ghosts_.assign(fetch_->size(), T{});
-      mover_.emplace(dom_.comm(), fetch_->schedule(), sizeof(T));
+  /// o where p + o is in the sparse set. Along the axes marked in `periodic`, p + o wraps around the
+  /// parent's box. The first call for a set of offsets and wrap runs the inspector (two exchanges,
+  /// `SparseDomain::stencil_fetch`); later calls, until the sparse set or the parent's distribution
+  /// changes, only move the values (one message per peer). Throws `Error(invalid_argument)` for no
+  /// offsets.
+  void update_ghosts(std::span<const Point<N>> offsets, const Periodicity<N>& periodic = {}) {
+    const auto checked = detail::check_collective(dom_.comm(), "SparseArray::update_ghosts", offsets, periodic);
+    spec_.reset();
+    fetch_with(dom_.stencil_fetch(offsets, periodic), periodic);
+  }
+
+  /// Collective: the ghost update a dense array with ghost spec `ghosts` makes, for the sparse
+  /// neighbours: with corners, every index within the box [p - lower, p + upper] around each held
+  /// p (`ghosts<N>(w)`: all neighbours within w along every axis); with `faces_only()`, those along
+  /// one axis (the star of that width); `periodic_along` wraps around the parent's box as above.
+  /// The spec's storage order plays no part. Zero widths fetch nothing (only held values are
+  /// found). A repeated call with an equal spec moves only the values, allocating nothing. Throws
+  /// `Error(invalid_argument)` for a negative width or more than 2^20 neighbours per index.
+  void update_ghosts(const GhostSpec<N>& ghosts) {
+    constexpr const char* where = "SparseArray::update_ghosts";
+    const auto checked = detail::check_collective(dom_.comm(), where, ghosts);
+    if (spec_ && *spec_ == ghosts && (fetch_ || ghosts.none())) {
+      if (mover_) mover_->run(values_.data(), ghosts_.data());
+      return;
     }
-    mover_->run(values_.data(), ghosts_.data());
+    const std::vector<Point<N>> offsets = detail::ghost_stencil_offsets(where, ghosts);
+    if (offsets.empty()) {
+      forget_ghosts();
+      wrap_ = ghosts.periodic;
+    } else {
+      fetch_with(dom_.stencil_fetch(offsets, ghosts.periodic), ghosts.periodic);
+    }
+    spec_ = ghosts;
   }
 
   /// Collective: `op` folded over every value, starting from `identity`: each rank folds its values
@@ -244,6 +269,20 @@ class SparseArray final : private detail::SparseValues {
     mover_.reset();
     fetch_.reset();
     ghosts_ = {};
+    wrap_ = {};
+    spec_.reset();
+  }
+
+  // Runs `plan` (building its mover the first time) and remembers the wrap `find` applies.
+  void fetch_with(std::shared_ptr<const PointFetch<N>> plan, const Periodicity<N>& periodic) {
+    if (plan != fetch_) {
+      mover_.reset();
+      fetch_ = std::move(plan);
+      ghosts_.assign(fetch_->size(), T{});
+      mover_.emplace(dom_.comm(), fetch_->schedule(), sizeof(T));
+    }
+    wrap_ = periodic;
+    mover_->run(values_.data(), ghosts_.data());
   }
 
   SparseDomain<N> dom_;
@@ -253,6 +292,8 @@ class SparseArray final : private detail::SparseValues {
   std::shared_ptr<const PointFetch<N>> fetch_;
   std::optional<Mover> mover_;
   std::vector<T> ghosts_;
+  Periodicity<N> wrap_{};                 // the last ghost update's wrap, which `find` applies
+  std::optional<GhostSpec<N>> spec_;      // the last ghost update's spec, if it named one
 };
 
 }  // namespace tessera

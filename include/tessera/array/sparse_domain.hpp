@@ -41,7 +41,9 @@
 #include "tessera/exchange/allocation_agreement.hpp"
 #include "tessera/exchange/collective_check.hpp"
 #include "tessera/exchange/communicator.hpp"
+#include "tessera/geometry/periodic.hpp"
 #include "tessera/layout/sparse_index_set.hpp"
+#include "tessera/plan/ghost_spec.hpp"
 
 namespace tessera {
 
@@ -77,6 +79,58 @@ template <std::size_t N>
     return dist.owner(p);
   } catch (const Error&) {
     return -1;
+  }
+}
+
+/// `p` wrapped into `box` along the axes marked in `periodic` (the index a periodic ghost at `p`
+/// reads: `box.lo + (p - box.lo) mod extent`); other axes, and empty axes, are left as they are.
+template <std::size_t N>
+[[nodiscard]] Point<N> wrap_point(Point<N> p, const Box<N>& box, const Periodicity<N>& periodic) noexcept {
+  for (std::size_t d = 0; d < N; ++d) {
+    const index_t length = box.hi[d] - box.lo[d];
+    if (periodic[d] && length > 0) p[d] = box.lo[d] + floor_mod(p[d] - box.lo[d], length);
+  }
+  return p;
+}
+
+/// The stencil offsets a ghost spec names for a sparse ghost update: with corners, every offset of
+/// the box [-lower, upper] but zero (all neighbours within that box, as the dense ghost shell); faces
+/// only, the offsets along one axis (the star of that width, as dense face-only ghosts). The spec's
+/// storage order does not matter here. Throws `Error(invalid_argument)` for a negative width, or for
+/// more than 2^20 offsets (widths far beyond any stencil).
+template <std::size_t N>
+[[nodiscard]] std::vector<Point<N>> ghost_stencil_offsets(const char* where, const GhostSpec<N>& spec) {
+  constexpr index_t limit = index_t{1} << 20;
+  index_t count = 1;  // offsets named so far, zero included; at most limit, so no product overflows
+  for (std::size_t d = 0; d < N; ++d) {
+    if (spec.lower[d] < 0 || spec.upper[d] < 0)
+      fail_argument(where, "ghosts", spec, detail::concat("has a negative width along dimension ", d));
+    const index_t across = spec.lower[d] >= limit || spec.upper[d] >= limit ? limit + 1 : spec.lower[d] + spec.upper[d] + 1;
+    count = spec.corners ? count * std::min(across, limit + 1) : count + across - 1;
+    if (count > limit)
+      fail_argument(where, "ghosts", spec, "names more than 2^20 neighbours of each index (widths beyond any stencil)");
+  }
+  std::vector<Point<N>> offsets;
+  if (!spec.corners) {
+    for (std::size_t d = 0; d < N; ++d)
+      for (index_t k = -spec.lower[d]; k <= spec.upper[d]; ++k)
+        if (k != 0) {
+          Point<N> o{};
+          o[d] = k;
+          offsets.push_back(o);
+        }
+    return offsets;
+  }
+  Point<N> o = -spec.lower;
+  for (;;) {
+    if (o != Point<N>{}) offsets.push_back(o);
+    std::size_t d = N;
+    for (;;) {  // next offset, last dimension fastest
+      if (d == 0) return offsets;
+      --d;
+      if (++o[d] <= spec.upper[d]) break;
+      o[d] = -spec.lower[d];
+    }
   }
 }
 
@@ -208,14 +262,16 @@ class SparseDomain {
 
   /// Collective: the points every rank must fetch for a stencil with `offsets` over this set, and
   /// the plan that fetches them (see `PointFetch`): for each held index p and offset o, p + o when
-  /// another rank holds it. Kept until the set or the distribution changes, keyed by `offsets`, so
-  /// a repeated ghost update costs no inspector. Throws `Error(invalid_argument)` for no offsets.
-  [[nodiscard]] std::shared_ptr<const PointFetch<N>> stencil_fetch(std::span<const Point<N>> offsets) const {
+  /// another rank holds it. Along the axes marked in `periodic`, p + o wraps around the parent's box
+  /// (`detail::wrap_point`), as a dense periodic ghost does; along the others a neighbour outside the
+  /// box has no value. Kept until the set or the distribution changes, keyed by `offsets` and
+  /// `periodic`, so a repeated ghost update costs no inspector. Throws `Error(invalid_argument)` for
+  /// no offsets.
+  [[nodiscard]] std::shared_ptr<const PointFetch<N>> stencil_fetch(std::span<const Point<N>> offsets,
+                                                                   const Periodicity<N>& periodic = {}) const {
     constexpr const char* where = "SparseDomain::stencil_fetch";
     if (offsets.empty()) fail_argument(where, "offsets", 0, "must name at least one offset");
-    std::uint64_t key = 0x5a17;
-    for (const Point<N>& o : offsets)
-      for (std::size_t d = 0; d < N; ++d) key = hash_combine(key, static_cast<std::uint64_t>(o[d]));
+    FetchKey key{std::vector<Point<N>>(offsets.begin(), offsets.end()), periodic};
     auto& cache = state_->fetches;
     if (const auto it = cache.find(key); it != cache.end()) return it->second;
     const Distribution<N>& dist = distribution();
@@ -223,7 +279,7 @@ class SparseDomain {
     std::vector<Point<N>> needed;
     for (const Point<N>& p : state_->set.points())
       for (const Point<N>& o : offsets) {
-        const Point<N> q = p + o;
+        const Point<N> q = detail::wrap_point(p + o, dist.domain(), periodic);
         const int owner = detail::owner_or_none(dist, q);
         if (owner >= 0 && owner != rank) needed.push_back(q);
       }
@@ -232,7 +288,7 @@ class SparseDomain {
                                                         const auto at = state_->set.find(dist.local_offset(q));
                                                         return at ? static_cast<index_t>(*at) : -1;
                                                       });
-    cache.emplace(key, plan);
+    cache.emplace(std::move(key), plan);
     return plan;
   }
 
@@ -240,6 +296,9 @@ class SparseDomain {
   template <class T, std::size_t M>
     requires(M >= 1) && detail::Transferable<T>
   friend class SparseArray;
+
+  // A stencil fetch's cache key: the offsets exactly (no hash that could collide) and the wrap.
+  using FetchKey = std::pair<std::vector<Point<N>>, Periodicity<N>>;
 
   struct State final : detail::DomainFollower<N> {
     explicit State(const Domain<N>& p) : parent(p) {}
@@ -269,7 +328,7 @@ class SparseDomain {
     std::optional<SparseIndexSet<N>> staged;
     std::uint64_t generation = 0;
     std::vector<detail::SparseValues*> arrays;  // in declaration order
-    std::map<std::uint64_t, std::shared_ptr<const PointFetch<N>>> fetches;
+    std::map<FetchKey, std::shared_ptr<const PointFetch<N>>> fetches;
   };
 
   static void refuse_flooded(const char* where, const Distribution<N>& dist) {
