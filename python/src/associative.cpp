@@ -1,11 +1,15 @@
-// Chapel's associative domains of int64 keys, hashed over a communicator
-// (AssociativeDomain<std::int64_t>), and arrays over them (AssociativeArray<std::int64_t, T>,
-// float64 and int64), as the C API has them. Key and value batches are 1-D NumPy arrays; every key
-// operation is collective, and a batch that fails to convert on one rank raises on every rank.
+// Chapel's associative domains of int64 or str keys, hashed over a communicator
+// (AssociativeDomain<Key>), and arrays over them (AssociativeArray<Key, T>, float64 and int64): the
+// C API's operations, plus str keys. Batches of int64 keys and of values are 1-D NumPy arrays,
+// batches of str keys lists; every key operation is collective, and a batch that fails to convert
+// on one rank raises on every rank.
 #include <cstdint>
+#include <string>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
+#include <type_traits>
 #include <vector>
 
 #include <pybind11/numpy.h>
@@ -23,42 +27,73 @@ namespace py = pybind11;
 namespace tessera_python {
 namespace {
 
-std::vector<std::int64_t> agreed_keys(const PyAssoc& a, const py::object& keys, const char* what) {
-  return agreed_batch(*a.comm, [&] { return flat_batch<std::int64_t>(keys, what); });
+/// "int64" or "str": the suffix of the bound class names and `key_type` in Python.
+template <class Key>
+constexpr const char* key_type_name() {
+  return std::is_same_v<Key, std::string> ? "str" : "int64";
 }
 
+/// Collective: this rank's batch of keys (an int64 array, or a list of str), agreed across ranks.
+template <class Key>
+std::vector<Key> agreed_keys(const PyAssoc<Key>& a, const py::object& keys, const char* what) {
+  return agreed_batch(*a.comm, [&] {
+    if constexpr (std::is_same_v<Key, std::string>) {
+      try {
+        return keys.cast<std::vector<std::string>>();
+      } catch (const py::cast_error&) {
+        tessera::fail(tessera::ErrorCode::invalid_argument, what, ": a list of str expected");
+      }
+    } else {
+      return flat_batch<std::int64_t>(keys, what);
+    }
+  });
+}
+
+/// Keys for Python: an int64 array or a list of str (copies).
+template <class Key>
+py::object keys_out(std::span<const Key> keys) {
+  if constexpr (std::is_same_v<Key, std::string>)
+    return py::cast(std::vector<std::string>(keys.begin(), keys.end()));
+  else
+    return value_array<std::int64_t>(keys);
+}
+
+template <class Key>
 void bind_assoc_domain(py::module_& m) {
-  py::class_<PyAssoc, std::shared_ptr<PyAssoc>>(m, "AssociativeDomain_int64",
-                                                "A distributed set of int64 keys, each on the rank its hash names "
-                                                "(C++ tessera::AssociativeDomain<std::int64_t>).")
-      .def(py::init([](py::object comm) { return std::make_shared<PyAssoc>(communicator_of(comm)); }),
+  using D = PyAssoc<Key>;
+  const std::string name = std::string("AssociativeDomain_") + key_type_name<Key>();
+  py::class_<D, std::shared_ptr<D>>(m, name.c_str(),
+                                    "A distributed set of keys, each on the rank its hash names "
+                                    "(C++ tessera::AssociativeDomain<Key>).")
+      .def(py::init([](py::object comm) { return std::make_shared<D>(communicator_of(comm)); }),
            py::arg("comm") = py::none())
+      .def_property_readonly("key_type", [](const D&) { return key_type_name<Key>(); })
       .def(
           "insert",
-          [](PyAssoc& a, const py::object& keys) { a.assoc.insert(agreed_keys(a, keys, "AssociativeDomain.insert: keys")); },
+          [](D& a, const py::object& keys) { a.assoc.insert(agreed_keys(a, keys, "AssociativeDomain.insert: keys")); },
           py::arg("keys"), "Collective: inserts this rank's batch of keys (repeats allowed).")
       .def(
           "remove",
-          [](PyAssoc& a, const py::object& keys) { a.assoc.remove(agreed_keys(a, keys, "AssociativeDomain.remove: keys")); },
+          [](D& a, const py::object& keys) { a.assoc.remove(agreed_keys(a, keys, "AssociativeDomain.remove: keys")); },
           py::arg("keys"), "Collective: removes this rank's batch of keys (absent ones are ignored).")
       .def(
           "contains",
-          [](const PyAssoc& a, const py::object& keys) {
+          [](const D& a, const py::object& keys) {
             const std::vector<bool> held = a.assoc.contains(agreed_keys(a, keys, "AssociativeDomain.contains: keys"));
             py::array_t<bool> out(static_cast<py::ssize_t>(held.size()));
             for (std::size_t k = 0; k < held.size(); ++k) out.mutable_data()[k] = held[k];
             return out;
           },
           py::arg("keys"), "Collective: for each of this rank's keys, whether the domain holds it.")
-      .def("size", [](const PyAssoc& a) { return a.assoc.size(); }, "Collective: the number of keys on all ranks.")
-      .def_property_readonly("local_size", [](const PyAssoc& a) { return a.assoc.local_size(); })
-      .def("local_keys", [](const PyAssoc& a) { return value_array<std::int64_t>(a.assoc.local_keys()); },
+      .def("size", [](const D& a) { return a.assoc.size(); }, "Collective: the number of keys on all ranks.")
+      .def_property_readonly("local_size", [](const D& a) { return a.assoc.local_size(); })
+      .def("local_keys", [](const D& a) { return keys_out<Key>(a.assoc.local_keys()); },
            "This rank's keys in slot order (a copy); local_values() of its arrays follow the same order.");
 }
 
 /// Each key's value becomes op(value, incoming): the dense movers' combine (plan/combine_op.hpp).
-template <class T>
-void assoc_update(PyAssocArray<T>& a, const std::vector<std::int64_t>& keys, const std::vector<T>& values,
+template <class Key, class T>
+void assoc_update(PyAssocArray<Key, T>& a, const std::vector<Key>& keys, const std::vector<T>& values,
                   tessera::CombineOp op, bool insert_missing) {
   const auto missing = insert_missing ? tessera::MissingKeys::insert : tessera::MissingKeys::error;
   if (op == tessera::CombineOp::replace)
@@ -75,21 +110,21 @@ void assoc_update(PyAssocArray<T>& a, const std::vector<std::int64_t>& keys, con
 }
 
 /// Collective: the smallest (`largest` false) or largest value; an empty domain raises on every rank.
-template <class T>
-T assoc_extreme(const PyAssocArray<T>& a, bool largest, const char* where) {
+template <class Key, class T>
+T assoc_extreme(const PyAssocArray<Key, T>& a, bool largest, const char* where) {
   if (a.domain->assoc.size() == 0) tessera::fail_argument(where, "array", 0, "is over an empty associative domain");
   if (largest)
     return a.array.reduce([](const T& x, const T& y) { return x < y ? y : x; }, std::numeric_limits<T>::lowest());
   return a.array.reduce([](const T& x, const T& y) { return y < x ? y : x; }, std::numeric_limits<T>::max());
 }
 
-template <class T>
+template <class Key, class T>
 void bind_assoc_array(py::module_& m) {
-  using A = PyAssocArray<T>;
-  const std::string name = std::string("AssociativeArray_") + dtype_name<T>();
+  using A = PyAssocArray<Key, T>;
+  const std::string name = std::string("AssociativeArray_") + key_type_name<Key>() + "_" + dtype_name<T>();
   py::class_<A, std::shared_ptr<A>>(m, name.c_str(),
                                     "Values over an associative domain (C++ tessera::AssociativeArray<int64, T>).")
-      .def(py::init([](std::shared_ptr<PyAssoc> d) { return std::make_shared<A>(std::move(d)); }), py::arg("domain"))
+      .def(py::init([](std::shared_ptr<PyAssoc<Key>> d) { return std::make_shared<A>(std::move(d)); }), py::arg("domain"))
       .def_property_readonly("dtype", [](const A&) { return py::dtype::of<T>(); })
       .def_property_readonly("domain", [](const A& a) { return a.domain; })
       .def(
@@ -121,12 +156,18 @@ void bind_assoc_array(py::module_& m) {
            "This rank's values in the order of domain.local_keys() (a copy).");
 }
 
+template <class Key>
+void bind_assoc_of_key(py::module_& m) {
+  bind_assoc_domain<Key>(m);
+  bind_assoc_array<Key, double>(m);
+  bind_assoc_array<Key, std::int64_t>(m);
+}
+
 }  // namespace
 
 void bind_associative(py::module_& m) {
-  bind_assoc_domain(m);
-  bind_assoc_array<double>(m);
-  bind_assoc_array<std::int64_t>(m);
+  bind_assoc_of_key<std::int64_t>(m);
+  bind_assoc_of_key<std::string>(m);
 }
 
 }  // namespace tessera_python

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <tuple>
 
 #include "tessera/tessera.hpp"
@@ -108,19 +109,20 @@ class SparseViewGuard {
   std::shared_ptr<PySparseArray<T, N>> array_;
 };
 
-/// An associative domain of int64 keys with the communicator it hashes over.
+/// An associative domain (keys int64 or str) with the communicator it hashes over.
+template <class Key>
 struct PyAssoc {
   explicit PyAssoc(std::shared_ptr<const tessera::Communicator> c) : comm(std::move(c)), assoc(*comm) {}
   std::shared_ptr<const tessera::Communicator> comm;
-  tessera::AssociativeDomain<std::int64_t> assoc;
+  tessera::AssociativeDomain<Key> assoc;
 };
 
 /// An associative array with the domain holder it lives in.
-template <class T>
+template <class Key, class T>
 struct PyAssocArray {
-  explicit PyAssocArray(std::shared_ptr<PyAssoc> d) : domain(std::move(d)), array(domain->assoc) {}
-  std::shared_ptr<PyAssoc> domain;
-  tessera::AssociativeArray<std::int64_t, T> array;
+  explicit PyAssocArray(std::shared_ptr<PyAssoc<Key>> d) : domain(std::move(d)), array(domain->assoc) {}
+  std::shared_ptr<PyAssoc<Key>> domain;
+  tessera::AssociativeArray<Key, T> array;
 };
 
 }  // namespace tessera_python

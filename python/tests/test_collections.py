@@ -221,3 +221,34 @@ def test_associative_bad_input_raises_on_every_rank(comm):
         empty.max()
     with pytest.raises(tessera.InvalidArgumentError):
         tessera.AssociativeArray(domain, np.int32)
+
+
+def test_associative_str_keys_count_words(comm):
+    rank, size = comm.Get_rank(), comm.Get_size()
+    words = ["dog", "cat", "emu", "yak", "owl", "ant", "bee"]
+
+    def mine(r):
+        return [words[(r * 3 + k * k) % len(words)] + str(k % 2) for k in range(9)]
+
+    domain = tessera.AssociativeDomain(key_type=str)
+    counts = tessera.AssociativeArray(domain, np.int64)
+    counts.update(mine(rank), np.ones(9), tessera.CombineOp.add, insert_missing=True)
+    ref = {}
+    for r in range(size):
+        for w in mine(r):
+            ref[w] = ref.get(w, 0) + 1
+    assert domain.key_type == "str" and domain.size() == len(ref)
+    assert set().union(*comm.allgather(set(domain.local_keys()))) == set(ref)
+    assert dict(zip(domain.local_keys(), counts.local_values().tolist())) == {k: ref[k] for k in domain.local_keys()}
+    asked = sorted(ref)[rank % len(ref):]
+    assert list(counts.lookup(asked)) == [ref[w] for w in asked]
+    assert list(domain.contains(["dog0", "gnu"])) == ["dog0" in ref, False]
+    assert counts.sum() == sum(ref.values()) and counts.max() == max(ref.values())
+    domain.remove(["dog0", "dog1"])
+    assert domain.size() == len(set(ref) - {"dog0", "dog1"})
+    with pytest.raises(tessera.InvalidArgumentError):
+        domain.insert([1, 2] if rank == size - 1 else ["x"])  # not str, on one rank
+    with pytest.raises(tessera.OutOfRangeError):
+        counts.lookup(["gnu"] if rank == 0 else [])
+    with pytest.raises(tessera.InvalidArgumentError):
+        tessera.AssociativeDomain(key_type=float)
