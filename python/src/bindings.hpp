@@ -14,6 +14,8 @@ void bind_arrays_float64(pybind11::module_& m);
 void bind_arrays_int32(pybind11::module_& m);
 void bind_arrays_int64(pybind11::module_& m);
 void bind_arrays_complex128(pybind11::module_& m);
+void bind_sparse(pybind11::module_& m);          // sparse.cpp: SparseDomain, SparseArray (float64, int64)
+void bind_associative(pybind11::module_& m);     // associative.cpp: AssociativeDomain (int64 keys), its arrays
 void bind_balance(pybind11::module_& m);         // balance.cpp: Balancer, its timer, policies
 void bind_io(pybind11::module_& m);              // io.cpp: save, load
 void bind_pictures(pybind11::module_& m);        // pictures.cpp: show, plan (SVG)

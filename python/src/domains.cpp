@@ -1,4 +1,4 @@
-// Domain<N> for N = 1..3 (held with its communicator, holders.hpp) and the operations that change
+// Domain<N> for N = 1..3 (held with its communicator, holders.hpp), its regions, and the operations that change
 // its distribution: redistribute (preserving or destructive) and migrate. Both free the arrays'
 // storage, so both first refuse, on every rank, while NumPy views of it are alive.
 #include <memory>
@@ -34,7 +34,7 @@ void bind_domain(py::module_& m) {
       .def_property_readonly("shape", [](const H& d) { return tuple_of(tessera::extents(d.domain.box())); })
       .def_property_readonly("distribution", [](const H& d) { return d.domain.distribution(); })
       .def_property_readonly("array_count", [](const H& d) { return d.domain.array_count(); })
-      .def_property_readonly("live_views", [](const H& d) { return d.live_views; },
+      .def_property_readonly("live_views", [](const H& d) { return d.counting().live_views; },
                              "NumPy views of this domain's arrays alive on this rank.")
       .def(
           "redistribute",
@@ -52,6 +52,20 @@ void bind_domain(py::module_& m) {
             return d.domain.migrate(to);
           },
           py::arg("to"), "Collective: an incremental move over the same box; returns the seconds (max over ranks).")
+      .def(
+          "region",
+          [](const std::shared_ptr<H>& d, const py::object& box) {
+            // ((lo...), (hi...)) or a shape, read as Distribution's box is (tessera/_layout.py).
+            const auto lists = py::module_::import("tessera._layout").attr("_box_lists")(box).cast<py::tuple>();
+            const auto lo = lists[0].cast<std::vector<tessera::index_t>>();
+            const auto hi = lists[1].cast<std::vector<tessera::index_t>>();
+            return std::make_shared<H>(d, d->domain.region(box_of<N>(lo, hi, "Domain.region: box")));
+          },
+          py::arg("box"),
+          "ZPL's region: a domain over `box` (inside this one's) whose indices have the owners they have "
+          "here; its arrays follow this domain's redistributions and migrations. Not collective; declare "
+          "it alike on every rank.")
+      .def_property_readonly("is_region", [](const H& d) { return d.domain.is_region(); })
       .def("set_spare_rows", [](H& d, double fraction) { d.domain.set_spare_rows(fraction); }, py::arg("fraction"));
 }
 

@@ -33,7 +33,11 @@ void bind_errors(py::module_& m) {
 
 template <std::size_t N>
 void refuse_if_views_held(const PyDomain<N>& dom, const char* operation) {
-  const std::vector<std::int64_t> views = dom.comm->allgather(std::int64_t{dom.live_views});
+  refuse_if_any_views(*dom.comm, dom.counting().live_views, operation, "arrays over this domain");
+}
+
+void refuse_if_any_views(const tessera::Communicator& comm, long local_views, const char* operation, const char* what) {
+  const std::vector<std::int64_t> views = comm.allgather(std::int64_t{local_views});
   std::string holders;
   std::int64_t total = 0;
   for (std::size_t r = 0; r < views.size(); ++r) {
@@ -43,7 +47,7 @@ void refuse_if_views_held(const PyDomain<N>& dom, const char* operation) {
   }
   if (total == 0) return;
   throw ViewsHeld(std::string(operation) + ": " + std::to_string(total) +
-                  " NumPy view(s) of arrays over this domain are alive on rank(s) " + holders +
+                  " NumPy view(s) of " + what + " are alive on rank(s) " + holders +
                   "; the storage they point to would be freed. Delete them (del view) first, on every rank");
 }
 

@@ -18,6 +18,8 @@ PYBIND11_MODULE(_tessera, m) {
   tessera_python::bind_arrays_int32(m);
   tessera_python::bind_arrays_int64(m);
   tessera_python::bind_arrays_complex128(m);
+  tessera_python::bind_sparse(m);
+  tessera_python::bind_associative(m);
   tessera_python::bind_balance(m);
   tessera_python::bind_io(m);
   tessera_python::bind_pictures(m);

@@ -33,6 +33,7 @@ from ._tessera import (DimSpec, block, cut, cut_weights, cyclic, block_cyclic, c
                        copy_section, flood, transpose, reduce_into, reduced_distribution, save, load)
 from ._layout import Ghosts, Distribution, Domain, from_spec, box_set, assign_boxes
 from ._arrays import DistArray, DTYPES
+from ._collections import SparseDomain, SparseArray, AssociativeDomain, AssociativeArray, COLLECTION_DTYPES
 from ._balance import Balancer
 from ._pictures import Picture, show, plan
 
@@ -41,6 +42,6 @@ __all__ = [
     "FileIOError", "InternalError", "OutOfMemoryError", "ViewsHeldError",
     "DimSpec", "block", "cut", "cut_weights", "cyclic", "block_cyclic", "collapsed", "irregular", "flooded",
     "Ghosts", "Distribution", "Domain", "from_spec", "box_set", "assign_boxes", "relabel_for_locality", "Redistribution",
-    "DistArray", "DTYPES", "CombineOp", "copy", "copy_section", "flood", "transpose", "reduce_into", "reduced_distribution",
+    "DistArray", "DTYPES", "SparseDomain", "SparseArray", "AssociativeDomain", "AssociativeArray", "COLLECTION_DTYPES", "CombineOp", "copy", "copy_section", "flood", "transpose", "reduce_into", "reduced_distribution",
     "Balancer", "SectionTimer", "BalanceStep", "save", "load", "Picture", "show", "plan",
 ]
