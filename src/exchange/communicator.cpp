@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -193,13 +192,10 @@ void Communicator::allgatherv_bytes(const void* mine, std::span<const int> count
             "MPI_Allgatherv");
 }
 
-namespace {
-
-// Counts that describe `items` items, one per rank of `ranks` (thrown on the calling rank only).
-void check_alltoallv_counts(std::span<const int> counts, std::size_t items, int ranks) {
+std::vector<int> Communicator::exchange_counts(std::span<const int> counts, std::size_t items) const {
   constexpr std::string_view where = "Communicator::alltoallv";
-  if (counts.size() != static_cast<std::size_t>(ranks))
-    fail_argument(where, "counts", counts.size(), detail::concat("entries: needs one per rank (", ranks, ")"));
+  if (counts.size() != static_cast<std::size_t>(size_))
+    fail_argument(where, "counts", counts.size(), detail::concat("entries: needs one per rank (", size_, ")"));
   std::size_t total = 0;
   for (std::size_t r = 0; r < counts.size(); ++r) {
     if (counts[r] < 0) fail_argument(where, detail::concat("counts[", r, "]"), counts[r], "is negative");
@@ -208,66 +204,14 @@ void check_alltoallv_counts(std::span<const int> counts, std::size_t items, int 
   if (total != items)
     fail_argument(where, "counts", detail::concat("adding up to ", total),
                   detail::concat("differs from the ", items, " items"));
-}
-
-int count_table_ranks_from_environment() noexcept {
-  const char* value = std::getenv("TESSERA_COUNT_TABLE_RANKS");
-  if (value == nullptr || *value == '\0') return 32;
-  char* end = nullptr;
-  const long parsed = std::strtol(value, &end, 10);
-  return (*end == '\0' && parsed >= 0 && parsed <= 1 << 20) ? static_cast<int>(parsed) : 32;
-}
-
-}  // namespace
-
-int Communicator::count_table_ranks() noexcept {
-  static const int ranks = count_table_ranks_from_environment();
-  return ranks;
-}
-
-std::vector<int> Communicator::exchange_counts(std::span<const int> counts, std::size_t items) const {
-  check_alltoallv_counts(counts, items, size_);
   std::vector<int> received(static_cast<std::size_t>(size_));
   check_mpi(MPI_Alltoall(counts.data(), 1, MPI_INT, received.data(), 1, MPI_INT, comm_), "MPI_Alltoall");
   return received;
 }
 
-bool Communicator::exchange_count_table(std::span<const int> counts, std::size_t items, std::size_t item_size,
-                                        std::vector<int>& received, std::optional<Error> failed) const {
-  check_alltoallv_counts(counts, items, size_);
-  if (!failed) {
-    try {
-      (void)byte_layout(counts, item_size, "Communicator::alltoallv");  // this rank's sends fit
-    } catch (const Error& e) {
-      failed = e;
-    }
-  }
-  // Row r: rank r's count for every rank, then whether rank r failed.
-  const auto ranks = static_cast<std::size_t>(size_);
-  const std::size_t width = ranks + 1;
-  std::vector<int> row(width), table(width * ranks);
-  std::copy(counts.begin(), counts.end(), row.begin());
-  row[ranks] = failed ? 1 : 0;
-  check_mpi(MPI_Allgather(row.data(), static_cast<int>(width), MPI_INT, table.data(), static_cast<int>(width), MPI_INT,
-                          comm_),
-            "MPI_Allgather");
-  for (std::size_t r = 0; r < ranks; ++r)
-    if (table[r * width + ranks] != 0) agree(failed);  // every rank sees it: all agree, all throw
-  received.resize(ranks);
-  for (std::size_t r = 0; r < ranks; ++r) received[r] = table[r * width + static_cast<std::size_t>(rank_)];
-  // Every rank's receive bytes, known to all: the same branch everywhere.
-  bool small = true;
-  for (std::size_t q = 0; q < ranks && small; ++q) {
-    std::size_t bytes = 0;
-    for (std::size_t r = 0; r < ranks; ++r) bytes += static_cast<std::size_t>(table[r * width + q]) * item_size;
-    small = bytes < kAgreedReceiveBytes;
-  }
-  return small;
-}
-
 void Communicator::alltoallv_bytes(const void* items, std::span<const int> counts, void* out,
                                    std::span<const int> received, std::size_t item_size,
-                                   std::optional<Error> failed, bool agree_first) const {
+                                   std::optional<Error> failed) const {
   // Whether the bytes fit, and whether the receive buffer could be allocated, is known to the
   // sender or the receiver only, so the ranks agree on it before the exchange: a rank that gave up
   // alone would leave the others waiting in it.
@@ -281,11 +225,7 @@ void Communicator::alltoallv_bytes(const void* items, std::span<const int> count
   } catch (const std::bad_alloc&) {
     if (!error) error = receive_buffer_failed("Communicator::alltoallv", 0);
   }
-  if (agree_first) {
-    agree(error);
-  } else if (error) {
-    throw *error;  // only a local allocation of the byte layout can fail here (the table checked the counts)
-  }
+  agree(error);
   check_mpi(MPI_Alltoallv(or_empty(items), send.counts.data(), send.displacements.data(), MPI_BYTE, or_empty(out),
                           recv.counts.data(), recv.displacements.data(), MPI_BYTE, comm_),
             "MPI_Alltoallv");

@@ -156,17 +156,15 @@ class Communicator {
   /// need not spend a collective of its own on it (pass zero counts with it). If any rank passes
   /// one, every rank throws the lowest such rank's error.
   ///
-  /// Costs, on up to `count_table_ranks()` ranks, one allgather of every rank's counts (each rank
-  /// then knows every rank's sends and receives: whether some rank failed or some count overflows,
-  /// and whether any rank receives `kAgreedReceiveBytes` or more, which then costs one allreduce on
-  /// the allocation) and the alltoallv; on more ranks an alltoall of the counts, one allreduce (the
-  /// ranks agree that every rank's bytes fit in MPI's int counts and that every rank could allocate
-  /// what it receives) and the alltoallv.
+  /// Costs an alltoall of the counts, one allreduce (the ranks agree that every rank's bytes fit in
+  /// MPI's int counts, that every rank could allocate what it receives and that no caller failed)
+  /// and the alltoallv. The agreement is made whatever the size: a receive buffer that could not be
+  /// allocated on one rank must be an error on every rank (tests/memory fails every allocation of
+  /// 256 bytes or more in turn), so it cannot be skipped for small exchanges as `allgatherv` does.
   /// Throws `Error(invalid_argument)` for bad counts (on the rank that passed them), and on every
   /// rank `Error(overflow)` if the bytes to or from some rank, or in all, do not fit in an MPI count,
   /// or `Error(out_of_memory)` if some rank could not allocate the items it receives (nothing has
-  /// been exchanged then; below `kAgreedReceiveBytes` on the table path, as in `allgatherv`, a
-  /// failed allocation is thrown on its rank alone).
+  /// been exchanged then).
   template <class T>
     requires detail::Transferable<T>
   [[nodiscard]] std::vector<T> alltoallv(std::span<const T> items, std::span<const int> counts,
@@ -174,29 +172,13 @@ class Communicator {
                                          std::optional<Error> failed = std::nullopt) const {
     std::vector<int> own;
     std::vector<int>& received = received_counts != nullptr ? *received_counts : own;
+    received = exchange_counts(counts, items.size());
     std::vector<T> out;
-    if (size_ <= count_table_ranks()) {
-      // Throws on every rank if any rank failed; true if every rank's receive buffer is small.
-      if (exchange_count_table(counts, items.size(), sizeof(T), received, std::move(failed))) {
-        out.resize(total_of(received));
-        alltoallv_bytes(items.data(), counts, out.data(), received, sizeof(T), std::nullopt, false);
-        return out;
-      }
-      failed.reset();
-    } else {
-      received = exchange_counts(counts, items.size());
-    }
     std::optional<Error> no_buffer = resize_receive_buffer(out, total_of(received), "Communicator::alltoallv");
     if (!failed) failed = std::move(no_buffer);
-    alltoallv_bytes(items.data(), counts, out.data(), received, sizeof(T), std::move(failed), true);
+    alltoallv_bytes(items.data(), counts, out.data(), received, sizeof(T), std::move(failed));
     return out;
   }
-
-  /// Up to this many ranks, `alltoallv` exchanges its counts as a table every rank sees (one
-  /// allgather of `size() + 1` ints per rank); above, as an alltoall plus an agreement. 32 unless
-  /// the environment variable `TESSERA_COUNT_TABLE_RANKS` (read once) says otherwise; 0 always
-  /// takes the alltoall (the tests run both).
-  [[nodiscard]] static int count_table_ranks() noexcept;
 
   /// Collective: `value` reduced over the ranks by `op`, the same on every rank. A floating-point
   /// sum is added in MPI's order; `sum(double)` adds in rank order when the bits must not depend on it.
@@ -247,15 +229,10 @@ class Communicator {
   [[nodiscard]] std::vector<int> gather_counts(std::size_t mine, std::string_view call) const;
   void allgatherv_bytes(const void* mine, std::span<const int> counts, std::size_t item_size, void* out) const;
   [[nodiscard]] std::vector<int> exchange_counts(std::span<const int> counts, std::size_t items) const;
-  // The table path of `alltoallv`: `received` gets what each rank sends here; throws on every rank
-  // if some rank passed `failed` or sends more bytes than MPI counts hold; returns whether every
-  // rank receives fewer than kAgreedReceiveBytes (then no agreement on the allocation is needed).
-  [[nodiscard]] bool exchange_count_table(std::span<const int> counts, std::size_t items, std::size_t item_size,
-                                          std::vector<int>& received, std::optional<Error> failed) const;
   // `failed`: this rank could not allocate `out`, or its caller failed (agreed on with the
-  // byte-count check, then thrown), unless `agree_first` is false (the table path agreed already).
+  // byte-count check, then thrown).
   void alltoallv_bytes(const void* items, std::span<const int> counts, void* out, std::span<const int> received,
-                       std::size_t item_size, std::optional<Error> failed, bool agree_first) const;
+                       std::size_t item_size, std::optional<Error> failed) const;
   [[nodiscard]] Error receive_buffer_failed(std::string_view where, std::size_t bytes) const;
   // `out` resized to `items`; an allocation failure is returned (for the ranks to agree on), not thrown.
   template <class T>

@@ -248,8 +248,11 @@ void ghost_cases(int cases, index_t max_extent) {
     expect_halo_reference(a.layout(), box, g, [&](index_t offset) { return a.data()[offset]; }, comm.rank());
     // No message crosses between replicas: every copy into this rank comes from its own replica.
     const auto plan = halo_plan(dist, g, comm.rank());
-    for (const auto& c : plan.copies())
-      if (c.dst_rank == comm.rank()) EXPECT_TRUE(dist.reads_from(comm.rank(), c.src_rank)) << "from " << c.src_rank;
+    for (const auto& c : plan.copies()) {
+      if (c.dst_rank == comm.rank()) {
+        EXPECT_TRUE(dist.reads_from(comm.rank(), c.src_rank)) << "from " << c.src_rank;
+      }
+    }
   }
 }
 
