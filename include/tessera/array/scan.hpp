@@ -219,7 +219,7 @@ template <std::size_t N>
     if (split != N) return false;
     split = d;
   }
-  for (std::size_t d = 0; d < split && d < N; ++d)
+  for (std::size_t d = 0; d < split; ++d)  // split <= N
     if (extent(dist.domain(), d) != 1) return false;
   return true;
 }
