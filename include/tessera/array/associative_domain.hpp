@@ -34,7 +34,6 @@
 #include <optional>
 #include <span>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -43,6 +42,7 @@
 #include "tessera/core/index.hpp"
 #include "tessera/core/key_codec.hpp"
 #include "tessera/core/key_hash.hpp"
+#include "tessera/core/slot_index.hpp"
 #include "tessera/exchange/allocation_agreement.hpp"
 #include "tessera/exchange/collective_check.hpp"
 #include "tessera/exchange/communicator.hpp"
@@ -102,9 +102,7 @@ class AssociativeDomain {
   [[nodiscard]] std::size_t local_size() const noexcept { return state_->keys.size(); }
   /// The slot of `key` on this rank, if this rank holds it. Local.
   [[nodiscard]] std::optional<std::size_t> local_slot(const Key& key) const {
-    const auto it = state_->slot_of.find(key);
-    if (it == state_->slot_of.end()) return std::nullopt;
-    return it->second;
+    return state_->slot_of.find(key, state_->keys);
   }
 
   /// Collective: the number of keys over all ranks.
@@ -137,7 +135,7 @@ class AssociativeDomain {
     detail::RoutedBatch routed;
     const auto in = route(where, keys, 0, [](std::size_t, std::byte*) {}, &routed);
     std::vector<std::uint8_t> found(in.keys.size());
-    for (std::size_t k = 0; k < in.keys.size(); ++k) found[k] = state_->slot_of.contains(in.keys[k]) ? 1 : 0;
+    for (std::size_t k = 0; k < in.keys.size(); ++k) found[k] = local_slot(in.keys[k]) ? 1 : 0;
     const auto back = detail::answer_batch<std::uint8_t>(comm(), found, in.key_counts, routed);
     return std::vector<bool>(back.begin(), back.end());
   }
@@ -176,6 +174,9 @@ class AssociativeDomain {
     std::optional<Error> failed;
     detail::capture_failure(failed, comm(), where, in.keys.size() * record, "the arrays' new values",
                             [&] { for (detail::ValueColumn* c : s.arrays) c->stage(in.keys.size()); });
+    detail::SlotIndex<Key, detail::LocalKeyHasher<Key>> index;
+    detail::capture_failure(failed, comm(), where, in.keys.size() * 16, "the keys' new index",
+                            [&] { index.rebuild(in.keys); });
     comm().agree(failed);
     const std::byte* p = in.payload.data();
     for (std::size_t k = 0; k < in.keys.size(); ++k)
@@ -186,8 +187,7 @@ class AssociativeDomain {
     for (detail::ValueColumn* c : s.arrays) c->commit();
     s.map = std::move(to);
     s.keys = std::move(in.keys);
-    s.slot_of.clear();
-    for (std::size_t k = 0; k < s.keys.size(); ++k) s.slot_of.emplace(s.keys[k], k);
+    s.slot_of = std::move(index);
   }
 
  private:
@@ -198,7 +198,7 @@ class AssociativeDomain {
     State(const Communicator& c, KeyMap<Key> m) : comm(&c), map(std::move(m)) {}
     const Communicator* comm;
     KeyMap<Key> map;
-    std::unordered_map<Key, std::size_t, detail::LocalKeyHasher<Key>> slot_of;  // slot order, not this, is what iteration follows
+    detail::SlotIndex<Key, detail::LocalKeyHasher<Key>> slot_of;  // key -> slot; slot order is what iteration follows
     std::vector<Key> keys;                       // slot -> key
     std::vector<detail::ValueColumn*> arrays;    // registration order
   };
@@ -237,9 +237,16 @@ class AssociativeDomain {
   /// `grow_columns` once per batch.
   std::pair<std::size_t, bool> add(const Key& key) {
     State& s = *state_;
-    const auto [it, added] = s.slot_of.try_emplace(key, s.keys.size());
-    if (added) s.keys.push_back(key);
-    return {it->second, added};
+    const auto [slot, added] = s.slot_of.insert(key, s.keys);
+    if (added) {
+      try {
+        s.keys.push_back(key);
+      } catch (...) {  // the index must not name a slot the keys do not have
+        s.slot_of.forget(key, slot);
+        throw;
+      }
+    }
+    return {slot, added};
   }
 
   void grow_columns() {
@@ -249,13 +256,12 @@ class AssociativeDomain {
   /// Removes `key` here if present: the last slot fills its hole in the keys and every column.
   void erase(const Key& key) {
     State& s = *state_;
-    const auto it = s.slot_of.find(key);
-    if (it == s.slot_of.end()) return;
-    const std::size_t hole = it->second, last = s.keys.size() - 1;
-    s.slot_of.erase(it);
+    const auto removed = s.slot_of.erase(key, s.keys);
+    if (!removed) return;
+    const std::size_t hole = *removed, last = s.keys.size() - 1;
     if (hole != last) {
+      s.slot_of.move_slot(s.keys[last], last, hole);
       s.keys[hole] = std::move(s.keys[last]);
-      s.slot_of[s.keys[hole]] = hole;
       for (detail::ValueColumn* c : s.arrays) c->move_slot(last, hole);
     }
     s.keys.pop_back();
