@@ -34,6 +34,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/geometry.hpp"
+#include "tessera/layout/box_set.hpp"
 #include "tessera/layout/distribution.hpp"
 #include "tessera/layout/proc_grid.hpp"
 
@@ -129,6 +130,11 @@ void check_relabel_pair(const char* where, const Distribution<N>& from, const Di
 /// adding their volumes.
 void sort_and_merge(std::vector<RelabelOverlap>& overlaps);
 
+inline void check_relabel_scope(const char* where, const RelabelOptions& options) {
+  if (options.scope != RelabelScope::active_ranks && options.scope != RelabelScope::any_rank)
+    fail_argument(where, "options.scope", static_cast<int>(options.scope), "is not a tessera::RelabelScope");
+}
+
 /// Calls `f(rank_from, piece)` for every piece of `to` inside what `rank_from` owns under `from`.
 template <std::size_t N, class F>
 void for_each_overlap_piece(const Distribution<N>& from, const Distribution<N>& to, F&& f) {
@@ -192,14 +198,21 @@ template <std::size_t N>
 /// Throws `Error(invalid_argument)` if the distributions cover different boxes or are for different
 /// numbers of ranks, or if `to` is user-defined (its owners are not grid positions).
 template <std::size_t N>
+[[nodiscard]] BoxSet<N> relabel_for_locality(const Distribution<N>& from, const BoxSet<N>& to,
+                                             const RelabelOptions& options = {});
+
+template <std::size_t N>
 [[nodiscard]] Distribution<N> relabel_for_locality(const Distribution<N>& from, const Distribution<N>& to,
                                                    const RelabelOptions& options = {}) {
   constexpr const char* where = "relabel_for_locality";
   detail::check_relabel_pair(where, from, to);
+  if (const BoxSet<N>* set = to.box_set()) {
+    BoxSet<N> relabeled = relabel_for_locality(from, *set, options);
+    return relabeled == *set ? to : Distribution<N>::from_box_set(relabeled);
+  }
   if (to.is_user_defined())
     fail_argument(where, "to", to, "is user-defined: its owners are not grid positions that could be relabeled");
-  if (options.scope != RelabelScope::active_ranks && options.scope != RelabelScope::any_rank)
-    fail_argument(where, "options.scope", static_cast<int>(options.scope), "is not a tessera::RelabelScope");
+  detail::check_relabel_scope(where, options);
   const ProcGrid<N>& grid = to.grid();
   const std::vector<int> preferred = grid.active_ranks();
   std::vector<int> candidates;
@@ -214,6 +227,65 @@ template <std::size_t N>
       assign_positions(grid.size(), candidates, preferred, overlap_matrix(from, to), options.method);
   if (ranks == preferred) return to;
   return to.with_grid(ProcGrid<N>::from_ranks(grid.comm_size(), grid.shape(), std::move(ranks)));
+}
+
+/// A box set's owners relabeled for locality (issue 16: relabeling reused for box assignments). A
+/// box set's owners are labels too when its assignment treats ranks as interchangeable (knapsack,
+/// Morton runs, chopping: `make_box_set`): the boxes rank r gets could as well go to any other rank.
+/// Here the boxes of each owner (a "position") go, all together, to the rank that already holds
+/// most of them under `from`: the same maximum-weight assignment as for grid positions, over the
+/// overlap of each owner's boxes with `from`'s ranks. Every box keeps its extent and its companions
+/// (the boxes of one owner stay together); only which rank holds them changes. The result is `to`
+/// itself when no relabeling keeps more; it never moves more than `to`. `RelabelScope::active_ranks`
+/// permutes the ranks that own boxes in `to` among themselves; `any_rank` may also give a rank
+/// without boxes in `to` some. Do not relabel an assignment whose shares were made for particular
+/// ranks (weights from measured rank speeds): the shares would go to other ranks.
+/// Not collective, communicates nothing; O(pieces of `from` over the boxes) plus the assignment.
+/// \code
+///   // After a knapsack reassignment under new weights, keep the boxes where they mostly are.
+///   auto next = tessera::make_box_set(box, boxes, P, tessera::BoxAssignment::knapsack, weights);
+///   dom.redistribute(tessera::Distribution<2>::from_box_set(tessera::relabel_for_locality(dom.distribution(), next)));
+/// \endcode
+/// The `Distribution` overload does the same for a distribution made by `from_box_set`.
+/// Throws `Error(invalid_argument)` if `from` covers another box than `to`'s domain or is for
+/// another number of ranks.
+template <std::size_t N>
+[[nodiscard]] BoxSet<N> relabel_for_locality(const Distribution<N>& from, const BoxSet<N>& to,
+                                             const RelabelOptions& options) {
+  constexpr const char* where = "relabel_for_locality";
+  if (from.domain() != to.domain())
+    fail_argument(where, "to", to.domain(),
+                  detail::concat("covers another domain than the source distribution's ", from.domain(),
+                                 " (relabeling compares owners index by index: the boxes must be equal)"));
+  if (from.comm_size() != to.comm_size())
+    fail_argument(where, "to", to.comm_size(),
+                  detail::concat("ranks in the box set but the source distribution is for ", from.comm_size()));
+  detail::check_relabel_scope(where, options);
+  const int ranks = to.comm_size();
+  std::vector<int> labels;  // the owners of boxes, ascending: the positions to relabel
+  std::vector<int> position_of(static_cast<std::size_t>(ranks), -1);
+  for (int r = 0; r < ranks; ++r)
+    if (!to.boxes_of(r).empty()) {
+      position_of[static_cast<std::size_t>(r)] = static_cast<int>(labels.size());
+      labels.push_back(r);
+    }
+  std::vector<RelabelOverlap> overlaps;
+  for (std::size_t i = 0; i < to.size(); ++i)
+    for (const auto& piece : from.pieces(to.box(i)))
+      overlaps.push_back({position_of[static_cast<std::size_t>(to.owner(i))], piece.rank, volume(piece.section)});
+  detail::sort_and_merge(overlaps);
+  std::vector<int> candidates = labels;
+  if (options.scope == RelabelScope::any_rank) {
+    candidates.resize(static_cast<std::size_t>(ranks));
+    std::iota(candidates.begin(), candidates.end(), 0);
+  }
+  const std::vector<int> chosen =
+      assign_positions(static_cast<int>(labels.size()), candidates, labels, overlaps, options.method);
+  if (chosen == labels) return to;
+  std::vector<int> owners(to.size());
+  for (std::size_t i = 0; i < to.size(); ++i)
+    owners[i] = chosen[static_cast<std::size_t>(position_of[static_cast<std::size_t>(to.owner(i))])];
+  return BoxSet<N>(to.domain(), to.boxes(), std::move(owners), ranks);
 }
 
 }  // namespace tessera

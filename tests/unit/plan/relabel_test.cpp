@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine_checks.hpp"
+#include "random_box_set.hpp"
 #include "tessera/plan/relabel.hpp"
 
 namespace tessera {
@@ -365,6 +366,128 @@ TEST(Relabel, BadPairsThrow) {
   EXPECT_THROW((void)relabel_for_locality(a, a, {static_cast<RelabelScope>(5)}), Error);
   EXPECT_THROW((void)a.with_grid(ProcGrid<2>::with_shape(4, {4, 1})), Error);
   EXPECT_THROW((void)user.with_grid(grid), Error);
+}
+
+
+// --- box sets: an owner's boxes are one position ------------------------------------------------
+
+/// The owner of `p` under `d`, or -1 where a box set has a hole.
+template <std::size_t N>
+int relabel_owner_or_hole(const Distribution<N>& d, const Point<N>& p) {
+  if (const BoxSet<N>* set = d.box_set()) {
+    const auto i = set->find(p);
+    return i ? set->owner(*i) : -1;
+  }
+  return d.owner(p);
+}
+
+/// Indices of `to`'s boxes whose owner under `to` is their owner under `from`.
+template <std::size_t N>
+index_t box_points_staying(const Distribution<N>& from, const BoxSet<N>& to) {
+  index_t n = 0;
+  for (std::size_t i = 0; i < to.size(); ++i)
+    for_each_point(to.box(i), [&](const Point<N>& p) { n += relabel_owner_or_hole(from, p) == to.owner(i) ? 1 : 0; });
+  return n;
+}
+
+/// Over every permutation of the ranks that own boxes in `to`, the most indices that stay.
+template <std::size_t N>
+index_t best_box_permutation(const Distribution<N>& from, const BoxSet<N>& to) {
+  std::vector<int> labels;
+  for (int r = 0; r < to.comm_size(); ++r)
+    if (!to.boxes_of(r).empty()) labels.push_back(r);
+  std::vector<int> ranks = labels;
+  index_t best = -1;
+  do {
+    std::vector<int> owners(to.size());
+    for (std::size_t i = 0; i < to.size(); ++i) {
+      const auto at = std::lower_bound(labels.begin(), labels.end(), to.owner(i)) - labels.begin();
+      owners[i] = ranks[static_cast<std::size_t>(at)];
+    }
+    best = std::max(best, box_points_staying(from, BoxSet<N>(to.domain(), to.boxes(), owners, to.comm_size())));
+  } while (std::next_permutation(ranks.begin(), ranks.end()));
+  return best;
+}
+
+template <std::size_t N>
+void random_box_set_pairs(std::uint64_t seed, int trials) {
+  std::mt19937_64 rng(seed);
+  int gained = 0;
+  for (int trial = 0; trial < trials; ++trial) {
+    const int comm_size = 1 + static_cast<int>(rng() % 5);
+    const auto box = random_domain<N>(rng, 12);
+    const auto from = rng() % 2 == 0 ? any_distribution<N>(rng, box, comm_size, false)
+                                     : Distribution<N>::from_box_set(random_box_set<N>(rng, box, 6, 12, comm_size));
+    const auto to = random_box_set<N>(rng, box, 6, 12, comm_size);
+    SCOPED_TRACE(::testing::Message() << "trial " << trial << ": " << from << " -> " << to);
+    const index_t before = box_points_staying(from, to);
+    const BoxSet<N> relabeled = relabel_for_locality(from, to);
+    EXPECT_EQ(relabeled.domain(), to.domain());
+    EXPECT_EQ(relabeled.boxes(), to.boxes());
+    EXPECT_EQ(relabeled.comm_size(), to.comm_size());
+    // One rank for all the boxes of an owner, a different rank for each owner, the same owners.
+    std::map<int, int> sigma;
+    for (std::size_t i = 0; i < to.size(); ++i) {
+      const auto [it, fresh] = sigma.try_emplace(to.owner(i), relabeled.owner(i));
+      EXPECT_EQ(it->second, relabeled.owner(i)) << "the boxes of rank " << to.owner(i) << " were split";
+    }
+    std::vector<int> old_owners, new_owners;
+    for (const auto& [o, n] : sigma) old_owners.push_back(o), new_owners.push_back(n);
+    std::sort(new_owners.begin(), new_owners.end());
+    EXPECT_EQ(new_owners, old_owners) << "active_ranks scope keeps the ranks that own boxes";
+    const index_t after = box_points_staying(from, relabeled);
+    EXPECT_GE(after, before);
+    gained += after > before ? 1 : 0;
+    if (sigma.size() <= 5) {
+      EXPECT_EQ(after, best_box_permutation(from, to));
+    }
+    const BoxSet<N> any = relabel_for_locality(from, to, {RelabelScope::any_rank, RelabelMethod::exact});
+    EXPECT_GE(box_points_staying(from, any), after);
+    const BoxSet<N> greedy = relabel_for_locality(from, to, {RelabelScope::active_ranks, RelabelMethod::greedy});
+    EXPECT_GE(box_points_staying(from, greedy), before);
+    // The Distribution overload agrees, and a box set relabeled onto itself is unchanged.
+    const auto as_dist = relabel_for_locality(from, Distribution<N>::from_box_set(to));
+    ASSERT_NE(as_dist.box_set(), nullptr);
+    EXPECT_TRUE(*as_dist.box_set() == relabeled);
+    const auto to_dist = Distribution<N>::from_box_set(to);
+    EXPECT_TRUE(relabel_for_locality(to_dist, to) == to);
+    EXPECT_TRUE(relabel_for_locality(to_dist, to_dist) == to_dist);
+  }
+  EXPECT_GT(gained, trials / 10) << "the random pairs hardly exercise relabeling";
+}
+
+TEST(RelabelBoxSet, RandomPairsOneD) { random_box_set_pairs<1>(21, 120); }
+TEST(RelabelBoxSet, RandomPairsTwoD) { random_box_set_pairs<2>(22, 120); }
+TEST(RelabelBoxSet, RandomPairsThreeD) { random_box_set_pairs<3>(23, 60); }
+
+TEST(RelabelBoxSet, SwappedHalvesGoBack) {
+  // Block rows over ranks 0 and 1; a box set of the same two halves, owners swapped, and a third
+  // box-less rank: relabeled, nothing moves.
+  const auto from = Distribution<2>(square(8), ProcGrid<2>::from_ranks(3, {2, 1}, {0, 1}), {block(), block()});
+  const BoxSet<2> to(square(8), {Box<2>({4, 0}, {8, 8}), Box<2>({0, 0}, {4, 8})}, {0, 1}, 3);
+  EXPECT_EQ(box_points_staying(from, to), 0);
+  const BoxSet<2> relabeled = relabel_for_locality(from, to);
+  EXPECT_EQ(relabeled.owners(), (std::vector<int>{1, 0}));
+  EXPECT_EQ(ownership_change(from, Distribution<2>::from_box_set(relabeled)).moving, 0);
+  // With any rank, rank 2 (no boxes) is not chosen: it holds nothing.
+  EXPECT_EQ(relabel_for_locality(from, to, {RelabelScope::any_rank}).owners(), (std::vector<int>{1, 0}));
+}
+
+TEST(RelabelBoxSet, BadPairsThrow) {
+  const auto from = Distribution<2>(square(8), ProcGrid<2>::with_shape(2, {2, 1}), {block(), block()});
+  const BoxSet<2> other_box(square(9), {Box<2>({0, 0}, {4, 4})}, {0}, 2);
+  const BoxSet<2> other_size(square(8), {Box<2>({0, 0}, {4, 4})}, {0}, 3);
+  for (const auto* bad : {&other_box, &other_size}) {
+    try {
+      (void)relabel_for_locality(from, *bad);
+      FAIL() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    }
+    EXPECT_THROW((void)relabel_for_locality(from, Distribution<2>::from_box_set(*bad)), Error);
+  }
+  const BoxSet<2> fine(square(8), {Box<2>({0, 0}, {4, 4})}, {1}, 2);
+  EXPECT_THROW((void)relabel_for_locality(from, fine, {static_cast<RelabelScope>(5)}), Error);
 }
 
 }  // namespace
