@@ -240,20 +240,20 @@ TEST(MultiblockSectionMove, BadBoxesAreAnErrorOnEveryRank) {
   expect_error([&] { copy_section(u, {0, box}, x, {0, box}); }, ErrorCode::invalid_argument, "different domains");
 }
 
-// Long rows laid down in reverse order: two 40 x 40 blocks on different ranks glued at their upper
-// faces of axis 0 (the normal flipped), two ghost layers, so each interface message is rows of 40
-// doubles that the receiver lays down with a negative row stride, as an MPI datatype (rows of 256
+// Long rows laid down in reverse order: two 80 x 80 blocks on different ranks glued at their upper
+// faces of axis 0 (the normal flipped), two ghost layers, so each interface message is rows of 80
+// doubles that the receiver lays down with a negative row stride, as an MPI datatype (rows of 512
 // bytes or more travel so); then the same with the tangential axis reversed too (packed rows).
 TEST(MultiblockGhosts, LongReversedRowsArriveInPlace) {
   Communicator comm(MPI_COMM_WORLD);
   const int P = comm.size();
-  const Box<2> box({0, 0}, {40, 40});
+  const Box<2> box({0, 0}, {80, 80});
   const auto on = [&](int rank) { return Distribution<2>(box, ProcGrid<2>::from_ranks(P, {1, 1}, {rank}), {block(), block()}); };
   for (bool reverse_rows : {false, true}) {
     const BlockInterface<2> glue{{0, 0, true, {}}, {1, 0, true, {}}, Orientation<2>({0, 1}, {true, reverse_rows})};
     MultiblockDomain<2> dom(comm, MultiblockLayout<2>({on(0), on(P - 1)}, {glue}));
     MultiblockArray<double, 2> u(dom, ghosts<2>(2).faces_only());
-    EXPECT_EQ(comm.sum(static_cast<double>(update_and_check(comm, u))), 2.0 * 2 * 40);
+    EXPECT_EQ(comm.sum(static_cast<double>(update_and_check(comm, u))), 2.0 * 2 * 80);
   }
 }
 
