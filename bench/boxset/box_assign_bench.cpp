@@ -35,7 +35,9 @@
 
 #include "support/bench_records.hpp"
 #include "support/bench_timing.hpp"
-#include "tessera/tessera.hpp"
+#include "tessera/balance/box_balance.hpp"
+#include "tessera/exchange/communicator.hpp"
+#include "tessera/layout/box_assignment.hpp"
 
 namespace {
 

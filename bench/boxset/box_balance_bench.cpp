@@ -40,7 +40,11 @@
 
 #include "support/bench_records.hpp"
 #include "support/bench_timing.hpp"
-#include "tessera/tessera.hpp"
+#include "tessera/array/dist_array.hpp"
+#include "tessera/array/domain.hpp"
+#include "tessera/balance/box_balance.hpp"
+#include "tessera/layout/box_assignment.hpp"
+#include "tessera/layout/box_set_distribution.hpp"
 
 namespace {
 
