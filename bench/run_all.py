@@ -67,7 +67,15 @@ MPI_DRIVERS = [("bench_halo", 2, []), ("bench_halo_ga", 2, []), ("bench_halo_pet
                # 4 ranks: a 2x2 grid, so that a flooded panel has a replica per grid column
                ("bench_flood", 4, []),
                # sparse matrix-vector product against a hand-written MPI inspector and exchange
-               ("bench_sparse_matvec", 2, [])]
+               ("bench_sparse_matvec", 2, []),
+               # box sets (issue 16): the halo against a hand-written Isend/Irecv of the same boxes'
+               # strips and against the block distribution of the same boxes
+               ("bench_boxset_halo", 2, []),
+               # knapsack against Morton order, 10^6 boxes over 10^4 simulated ranks (no MPI traffic)
+               ("bench_box_assign", 1, []),
+               # 4 ranks: incremental box steps against one-shot under an emulated moving hot spot
+               # (the emulated work sleeps, so 4 ranks on 2 cores behave like 4 cores)
+               ("bench_box_balance", 4, [])]
 # The TCP pass of `make bench`: halo and redistribution at moderate sizes, so that the whole of
 # `make bench` stays under 10 minutes on 2 cores.
 TCP_DRIVERS = [("bench_halo", 2, ["--sizes", "1024,4096", "--sizes-3d", "64,128", "--nonperiodic", "4096",
