@@ -778,6 +778,53 @@ tessera_status tessera_assoc_array_lookup(tessera_assoc_array array, tessera_typ
 tessera_status tessera_assoc_array_reduce(tessera_assoc_array array, tessera_op op, tessera_type type, void* result);
 tessera_status tessera_assoc_array_free(tessera_assoc_array* array);
 
+/* ------------------------------------------------------------------------------------------ */
+/* Disjoint processor groups (ZPL's disjoint grids; docs/c-api.md)                              */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct tessera_groups_s* tessera_groups; /**< disjoint groups of a communicator's ranks */
+
+/** Collective over `parent`: splits it into `count` groups, each with a communicator of its own.
+ *  Group g holds `sizes[g]` parent ranks; `ranks` lists group 0's, then group 1's, ...; group rank
+ *  i of a group is the i-th rank of its list. Every rank passes the same lists; an empty group, a
+ *  rank outside the parent or in two groups, or lists that differ between the ranks are
+ *  TESSERA_ERR_INVALID_ARGUMENT on every rank, with nothing made. */
+tessera_status tessera_groups_create(tessera_comm parent, const int* ranks, const int* sizes, int count,
+                                     tessera_groups* out);
+tessera_status tessera_groups_count(tessera_groups groups, int* count);
+/** The parent ranks of `group` into `ranks` (group rank order); *size = how many (call with
+ *  capacity 0 to ask). A group that does not exist is TESSERA_ERR_OUT_OF_RANGE. */
+tessera_status tessera_groups_ranks(tessera_groups groups, int group, int* ranks, size_t capacity, size_t* size);
+/** *group = the group holding parent rank `parent_rank`, or -1 if none does. */
+tessera_status tessera_groups_group_of(tessera_groups groups, int parent_rank, int* group);
+/** *group = this rank's group, or -1 if it is in none. */
+tessera_status tessera_groups_my_group(tessera_groups groups, int* group);
+/** Collective over this rank's group: a tessera_comm over the group (tessera's duplicate of the
+ *  group's communicator) for domains whose collectives involve the group only; free it with
+ *  tessera_comm_free. On a rank in no group: TESSERA_ERR_INVALID_ARGUMENT. */
+tessera_status tessera_groups_comm(tessera_groups groups, tessera_comm* out);
+/** Frees the handle; the groups' communicators go once no handle uses them (call on every rank). */
+tessera_status tessera_groups_free(tessera_groups* groups);
+
+/** Collective over the groups' parent (every parent rank calls it, ranks in neither group too):
+ *  dst := src, two arrays of `type` over the same box on two different groups. `from` and `to`
+ *  are the distributions (each for its group's number of ranks), passed alike by every rank; `src`
+ *  is the source array on the ranks of `from_group` and NULL on every other rank, `dst` likewise.
+ *  Fails on every rank before anything moves: TESSERA_ERR_INVALID_ARGUMENT for a group that does
+ *  not exist, the same group twice, a distribution for another number of ranks than its group,
+ *  an array missing or passed outside its group, over another distribution than named, and for a
+ *  bad array handle or an array of another type or dimension than named on any rank (the message
+ *  of the lowest such rank); TESSERA_ERR_MISMATCH for distributions of different dimensions. */
+tessera_status tessera_copy_between_groups(tessera_groups groups, tessera_type type, int from_group, tessera_dist from,
+                                           tessera_array src, int to_group, tessera_dist to, tessera_array dst);
+/** As tessera_copy_between_groups, for box `src_box` of the source onto the box of equal extents at
+ *  `dst_lo` in the destination (ZPL's B[R2] := A[R1] across grids); TESSERA_ERR_OUT_OF_RANGE if a
+ *  box is not inside its domain. */
+tessera_status tessera_copy_section_between_groups(tessera_groups groups, tessera_type type, int from_group,
+                                                   tessera_dist from, tessera_array src, const tessera_box* src_box,
+                                                   int to_group, tessera_dist to, tessera_array dst,
+                                                   const int64_t* dst_lo);
+
 /** Collective: writes `array` as dataset `name` of the HDF5 file `path` (replaced atomically). */
 tessera_status tessera_checkpoint_save(const char* path, tessera_array array, const char* name);
 /** Collective: sets every owned element of `array` from dataset `name` of `path`, whatever the

@@ -19,5 +19,6 @@ void bind_associative(pybind11::module_& m);     // associative.cpp: Associative
 void bind_balance(pybind11::module_& m);         // balance.cpp: Balancer, its timer, policies
 void bind_io(pybind11::module_& m);              // io.cpp: save, load
 void bind_pictures(pybind11::module_& m);        // pictures.cpp: show, plan (SVG)
+void bind_groups(pybind11::module_& m);          // groups.cpp: ProcessorGroups, copies between groups
 
 }  // namespace tessera_python

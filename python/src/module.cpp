@@ -23,4 +23,5 @@ PYBIND11_MODULE(_tessera, m) {
   tessera_python::bind_balance(m);
   tessera_python::bind_io(m);
   tessera_python::bind_pictures(m);
+  tessera_python::bind_groups(m);
 }

@@ -36,6 +36,7 @@ from ._arrays import DistArray, DTYPES
 from ._collections import SparseDomain, SparseArray, AssociativeDomain, AssociativeArray, COLLECTION_DTYPES
 from ._balance import Balancer
 from ._pictures import Picture, show, plan
+from ._groups import ProcessorGroups, copy_between_groups, copy_section_between_groups
 
 __all__ = [
     "Error", "InvalidArgumentError", "OutOfRangeError", "IndexOverflowError", "MismatchError", "MPIError",
@@ -44,4 +45,5 @@ __all__ = [
     "Ghosts", "Distribution", "Domain", "from_spec", "box_set", "assign_boxes", "relabel_for_locality", "Redistribution",
     "DistArray", "DTYPES", "SparseDomain", "SparseArray", "AssociativeDomain", "AssociativeArray", "COLLECTION_DTYPES", "CombineOp", "copy", "copy_section", "flood", "transpose", "reduce_into", "reduced_distribution",
     "Balancer", "SectionTimer", "BalanceStep", "save", "load", "Picture", "show", "plan",
+    "ProcessorGroups", "copy_between_groups", "copy_section_between_groups",
 ]

@@ -24,7 +24,8 @@ namespace tessera::capi {
 
 /// The kinds of object a handle can name.
 enum class Kind : std::uint8_t {
-  comm = 1, grid, dist, domain, array, schedule, step, balancer, load, sparse, sparse_array, assoc, assoc_array
+  comm = 1, grid, dist, domain, array, schedule, step, balancer, load, sparse, sparse_array, assoc, assoc_array,
+  groups
 };
 
 /// The C type name of a kind ("tessera_array", ...).

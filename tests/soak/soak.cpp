@@ -4,7 +4,9 @@
 // checkpoint and restart, gathers, scatters and reductions, ghost updates under boundary rules,
 // scans, partial reductions, region statements with shifted reads, and box sets (issue 16: a box set
 // tiling the domain is one more distribution every operation may meet; a round trip through one
-// with holes drops what the holes held) — each followed by a check of every rank's part against a
+// with holes drops what the holes held), user-defined local layouts (column-major, padded, tiled,
+// Morton's curve: one more distribution kind where an array has no ghosts), and copies between
+// random disjoint processor groups — each followed by a check of every rank's part against a
 // serial shadow copy kept on every rank.
 //
 //   scripts/mpirun.sh 4 build/release/tests/soak/tessera_soak --ops 5000 --seed 7
@@ -122,7 +124,8 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     std::string kinds;
     for (const auto& [name, count] : context.by_kind) kinds += (kinds.empty() ? "" : ", ") + name + " " + std::to_string(count);
-    std::printf("soak: operations by kind: %s\n", kinds.c_str());
+    std::printf("soak: operations by kind: %s; distributions drawn with a local layout %llu\n", kinds.c_str(),
+                static_cast<unsigned long long>(context.local_layouts));
     std::printf("soak: %llu operations, %llu elements checked, %llu mismatches\n",
                 static_cast<unsigned long long>(context.operations), total[0], total[1]);
     std::fflush(stdout);

@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "soak_box_sets.hpp"
+#include "soak_groups.hpp"
+#include "soak_local_layouts.hpp"
 #include "tessera/exchange/mover_totals.hpp"
 #include "soak_shadow.hpp"
 
@@ -32,6 +34,7 @@ struct Context {
   std::string checkpoint_path;              ///< the same on every rank
   std::uint64_t operations = 0;             ///< done so far, every episode together
   std::map<std::string, std::uint64_t> by_kind;
+  std::uint64_t local_layouts = 0;          ///< distributions drawn with a user-defined local layout
   std::uint64_t corrupt_after = UINT64_MAX;  ///< the checker's self-test: spoil u after this operation
 };
 
@@ -57,7 +60,8 @@ class Episode {
  public:
   Episode(Context& c, index_t max_extent)
       : c_(c), max_extent_(max_extent), box_(testing::random_domain<N>(c.rng, max_extent)), su_(box_), sw_(box_) {
-    ghosts_ = testing::random_ghosts<N>(c_.rng);
+    // A quarter of the episodes without ghosts: their domain may then take a local layout.
+    ghosts_ = c_.rng() % 4 == 0 ? GhostSpec<N>{} : testing::random_ghosts<N>(c_.rng);
     dom_ = std::make_unique<Domain<N>>(c_.comm, any_distribution(box_, ghosts_));
     u_ = std::make_unique<DistArray<double, N>>(*dom_, ghosts_);
     w_ = std::make_unique<DistArray<double, N>>(*dom_);
@@ -115,14 +119,33 @@ class Episode {
         {"associative", 3, &Episode::associative},
         {"sparse-follow", 3, &Episode::sparse_follow},
         {"region-follow", 3, &Episode::region_follow},
+        {"group-copy", 3, &Episode::group_copy},
     };
     return kinds;
   }
 
-  // Any kind, a box set that tiles the whole box included (ghosts along any axis: one patch per box).
-  [[nodiscard]] Distribution<N> any_distribution(const Box<N>& box, const GhostSpec<N>& ghosts) {
-    if (c_.rng() % 6 == 0) return random_box_set<N>(c_.rng, box, c_.comm.size(), false).distribution;
-    return testing::any_distribution<N>(c_.rng, box, c_.comm.size(), testing::ghosted_dims(ghosts));
+  // Any kind for `ranks` ranks (0: the world's), a box set that tiles the whole box included
+  // (ghosts along any axis: one patch per box), and where `ghosts` has no layers a user-defined
+  // local layout (soak_local_layouts.hpp).
+  [[nodiscard]] Distribution<N> any_distribution(const Box<N>& box, const GhostSpec<N>& ghosts, int ranks = 0) {
+    if (ranks == 0) ranks = c_.comm.size();
+    if (ghosts.none() && c_.rng() % 5 == 0) {
+      ++c_.local_layouts;
+      return random_local_layout<N>(c_.rng, box, ranks);
+    }
+    return patch_distribution(box, ghosts, ranks);
+  }
+  // Any kind whose arrays keep tessera's patches (no local layout): what checkpoints, scans,
+  // partial reductions, boundary rules and region statements need.
+  [[nodiscard]] Distribution<N> patch_distribution(const Box<N>& box, const GhostSpec<N>& ghosts, int ranks = 0) {
+    if (ranks == 0) ranks = c_.comm.size();
+    if (c_.rng() % 6 == 0) return random_box_set<N>(c_.rng, box, ranks, false).distribution;
+    return testing::any_distribution<N>(c_.rng, box, ranks, testing::ghosted_dims(ghosts));
+  }
+  // The operations that need patches first move the domain off a local layout (the library refuses
+  // them there with an Error; docs/concepts.md, "User-defined local layouts").
+  void leave_local_layout() {
+    if (dom_->distribution().has_local_layout()) dom_->redistribute(patch_distribution(box_, ghosts_), preserve());
   }
   [[nodiscard]] double any_delta() {
     const double deltas[] = {0.25, 0.5, 1.0, draw_fraction(c_.rng)};
@@ -274,8 +297,10 @@ class Episode {
   }
 
   // A ghost update, a third of the time split-phase with w rewritten while it is in flight; then
-  // every requested ghost of u is checked.
+  // every requested ghost of u is checked. Under a local layout u has no ghosts: the update must do
+  // nothing, and there is nothing to check.
   void ghosts() {
+    if (dom_->distribution().has_local_layout()) return u_->update_ghosts();
     if (c_.rng() % 3 == 0) {
       u_->begin_update_ghosts();
       const std::uint64_t salt = c_.rng();
@@ -294,6 +319,7 @@ class Episode {
   // that a later redistribution cannot make the plain "ghosts" operation fail.
   void boundary_ghosts() {
     namespace bc = tessera::boundary;
+    leave_local_layout();
     BoundaryRules<double, N> rules;
     for (std::size_t d = 0; d < N; ++d) {
       if (ghosts_.periodic[d]) continue;
@@ -347,7 +373,7 @@ class Episode {
   // copy into an array over another domain of the same box (another distribution and ghosts),
   // checked there, then copied back into w.
   void copy_across() {
-    const GhostSpec<N> g = testing::random_ghosts<N>(c_.rng);
+    const GhostSpec<N> g = c_.rng() % 3 == 0 ? GhostSpec<N>{} : testing::random_ghosts<N>(c_.rng);
     Domain<N> other(c_.comm, any_distribution(box_, g));
     DistArray<double, N> x(other, g);
     copy(*u_, x);
@@ -386,7 +412,7 @@ class Episode {
       su_ = std::move(t);
       return;
     }
-    const GhostSpec<N> g = testing::random_ghosts<N>(c_.rng);
+    const GhostSpec<N> g = c_.rng() % 3 == 0 ? GhostSpec<N>{} : testing::random_ghosts<N>(c_.rng);
     Domain<N> tdom(c_.comm, any_distribution(tbox, g));
     DistArray<double, N> t(tdom, g);
     transpose(*u_, t, perm);
@@ -402,10 +428,11 @@ class Episode {
   // io::save, then io::load into fresh arrays (other ghosts) over a fresh domain with another
   // distribution, which then replace the run's arrays: a restart.
   void checkpoint_restart() {
+    leave_local_layout();
     const auto operation = static_cast<std::int64_t>(c_.operations);
     io::save(c_.checkpoint_path, {{"operation", operation}}, io::named("u", *u_), io::named("w", *w_));
     const GhostSpec<N> g = testing::random_ghosts<N>(c_.rng);
-    auto dom = std::make_unique<Domain<N>>(c_.comm, any_distribution(box_, g));
+    auto dom = std::make_unique<Domain<N>>(c_.comm, patch_distribution(box_, g));
     auto u = std::make_unique<DistArray<double, N>>(*dom, g);
     auto w = std::make_unique<DistArray<double, N>>(*dom);
     const io::Attributes at = io::load(c_.checkpoint_path, io::named("u", *u), io::named("w", *w));
@@ -465,6 +492,7 @@ class Episode {
   // w = a max-scan of u (over the whole array in row-major order, or along a random axis;
   // inclusive or exclusive); the shadow scanned serially. Exact: max does not round.
   void scans() {
+    leave_local_layout();
     const auto axis = static_cast<std::size_t>(c_.rng() % (N + 1));  // N: the whole array
     const ScanKind kind = c_.rng() % 2 == 0 ? ScanKind::inclusive : ScanKind::exclusive;
     const double lowest = -std::numeric_limits<double>::infinity();
@@ -494,6 +522,7 @@ class Episode {
   // with u's or (always for a user-defined distribution, which has no reduced form) at random;
   // checked against the shadow reduced serially. Exact: max does not round.
   void partial_reduce() {
+    leave_local_layout();
     std::vector<std::size_t> axes;
     for (std::size_t d = 0; d < N; ++d)
       if (c_.rng() % 2 == 0) axes.push_back(d);
@@ -503,7 +532,7 @@ class Episode {
     const Distribution<N>& dist = dom_->distribution();
     const bool aligned = !dist.is_user_defined() && c_.rng() % 3 != 0;
     Domain<N> rdom(c_.comm, aligned ? reduced_distribution(dist, std::span<const std::size_t>(axes))
-                                    : any_distribution(reduced_box, GhostSpec<N>{}));
+                                    : patch_distribution(reduced_box, GhostSpec<N>{}));
     DistArray<double, N> r(rdom);
     const double lowest = -std::numeric_limits<double>::infinity();
     reduce_into(*u_, std::span<const std::size_t>(axes), r, lowest, [](double a, double b) { return std::max(a, b); });
@@ -581,6 +610,7 @@ class Episode {
   // with a random shift s that u's ghosts cover (along several axes only where corners are kept),
   // R kept where p + s stays inside along non-periodic axes (ghosts there are the program's to fill).
   void region_statement() {
+    leave_local_layout();
     Point<N> shift{};
     int shifted_axes = 0;
     for (std::size_t d = 0; d < N; ++d) {
@@ -663,6 +693,14 @@ class Episode {
       checkpoint_restart();
     else
       dom_->redistribute(any_distribution(box_, ghosts_), preserve());
+  }
+
+  // ZPL's disjoint grids (soak_groups.hpp): u's values moved between two random groups of ranks.
+  void group_copy() {
+    copy_between_random_groups<N>(c_.comm, c_.rng, c_.tally, box_, su_,
+                                  [&](const Box<N>& box, const GhostSpec<N>& g, int ranks) {
+                                    return any_distribution(box, g, ranks);
+                                  });
   }
 
   // The checker's self-test: every rank that owns part of u changes its first element there, which

@@ -95,8 +95,8 @@ std::string describe(const char* array, const Point<N>& p) {
 }
 
 /// Every element this rank owns in `a` against the shadow; the owner of each according to the
-/// distribution; and, across the ranks of `world`, that every index is owned exactly once (every
-/// index of the domain, or `stored` of them when a box set leaves holes).
+/// distribution; and, across the ranks of `world` (`a`'s communicator), that every index is owned
+/// exactly once (every index of the domain, or `stored` of them when a box set leaves holes).
 template <std::size_t N>
 void check_owned(const char* name, const DistArray<double, N>& a, const Shadow<N>& s, Tally& tally, MPI_Comm world,
                  index_t stored = -1) {
@@ -106,14 +106,15 @@ void check_owned(const char* name, const DistArray<double, N>& a, const Shadow<N
     return tally.fail(out.str());
   }
   const Distribution<N>& dist = a.distribution();
+  const int rank = a.domain().comm().rank();  // in the array's communicator (a processor group's, say)
   long long owned = 0;
   a.for_each_owned([&](const Point<N>& p, const double& x) {
     ++owned;
     if (!contains(s.box, p)) return tally.fail(describe(name, p) + " is outside the domain");
-    if (dist.owner(p) != tally.rank()) tally.fail(describe(name, p) + " is visited by a rank that does not own it");
+    if (dist.owner(p) != rank) tally.fail(describe(name, p) + " is visited by a rank that does not own it");
     tally.compare(x, s[p], [&] { return describe(name, p); });
   });
-  if (owned != dist.local_size(tally.rank())) tally.fail(std::string(name) + ": for_each_owned disagrees with local_size");
+  if (owned != dist.local_size(rank)) tally.fail(std::string(name) + ": for_each_owned disagrees with local_size");
   long long total = 0;
   MPI_Allreduce(&owned, &total, 1, MPI_LONG_LONG, MPI_SUM, world);
   const index_t expected = stored < 0 ? volume(s.box) : stored;

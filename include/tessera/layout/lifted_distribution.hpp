@@ -19,7 +19,7 @@
 /// |---|---|
 /// | dimensional (any axis kinds, flooded and `general` too) | the same axes over a grid of the same shape whose positions hold the parent ranks (`with_grid`) |
 /// | box set | the same boxes, owners mapped to parent ranks |
-/// | user-defined | a user-defined distribution that asks the original and maps the ranks |
+/// | user-defined | a user-defined distribution that asks the original and maps the ranks (a local layout too) |
 ///
 /// Pure (no MPI); equal arguments give equal distributions with equal hashes.
 
@@ -67,6 +67,13 @@ class LiftedUserDistribution final : public UserDistribution<N> {
     return g ? inner_.owned_boxes(*g) : BoxList<N>{};
   }
   [[nodiscard]] index_t local_offset(const Point<N>& p) const override { return inner_.local_offset(p); }
+  // A local layout (layout/local_layout.hpp) lifts with its offsets: without these two the plan
+  // would address the group's storage as patches (the soak found this).
+  [[nodiscard]] bool has_local_layout() const noexcept override { return inner_.has_local_layout(); }
+  [[nodiscard]] index_t local_storage_size(int rank) const override {
+    const std::optional<int> g = group_of(rank);
+    return g ? inner_.local_storage_size(*g) : 0;
+  }
   [[nodiscard]] std::vector<DistPiece<N>> pieces(const Box<N>& box) const override {
     std::vector<DistPiece<N>> out = inner_.pieces(box);
     for (DistPiece<N>& piece : out) piece.rank = parent_of(piece.rank);

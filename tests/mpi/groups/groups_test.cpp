@@ -307,6 +307,47 @@ TEST(CopyBetweenGroups, SectionsMoveOntoBoxesOfAnotherDomain) {
   EXPECT_EQ(world.allreduce(wrong, ReduceOp::sum), 0);
 }
 
+// User-defined local layouts (layout/local_layout.hpp) on either side: the lifted distribution keeps
+// each group rank's offsets and storage size, so the copy lands every value where the group's
+// array keeps it (the soak found copies permuted when the lift dropped the layout).
+TEST(CopyBetweenGroups, LocalLayoutsLiftWithTheirOffsets) {
+  Communicator world(MPI_COMM_WORLD);
+  std::mt19937_64 rng(4100 + static_cast<unsigned>(world.size()));
+  const auto stored = [&](const Box<2>& box, int ranks, int kind) {
+    using tessera_examples::MortonDistribution;
+    if (kind % 4 == 3)
+      return Distribution<2>::user(std::make_shared<MortonDistribution<2>>(box, ranks, tessera_examples::MortonStorage::curve));
+    const auto morton = Distribution<2>::user(std::make_shared<MortonDistribution<2>>(box, ranks));
+    const LocalOrder<2> orders[] = {LocalOrder<2>::column_major(), LocalOrder<2>::padded(3), LocalOrder<2>::tiled(2)};
+    return with_local_order(morton, orders[kind % 4]);
+  };
+  long wrong = 0;
+  for (int trial = 0; trial < 5; ++trial) {
+    const auto lists = world.size() == 1 ? std::vector<std::vector<int>>{{0}} : random_split(rng, world.size());
+    ProcessorGroups groups(world, lists);
+    const Box<2> box = random_domain<2>(rng, 7);
+    const auto da = stored(box, groups.size(0), trial);
+    const auto lifted = groups.lifted(0, da);
+    EXPECT_TRUE(lifted.has_local_layout()) << da;
+    for (int r = 0; r < world.size(); ++r) {
+      const auto g = groups.group_rank(0, r);
+      EXPECT_EQ(lifted.local_storage_size(r), g ? da.local_storage_size(*g) : 0) << da;
+    }
+    for_each_point(box, [&](const Point<2>& p) { EXPECT_EQ(lifted.local_offset(p), da.local_offset(p)) << da; });
+    if (groups.count() < 2) continue;
+    const auto db = trial % 2 == 0 ? stored(box, groups.size(1), trial + 1)
+                                   : random_distribution<2>(rng, box, groups.size(1), false);
+    GroupSide a(groups, 0, da, no_ghosts<2>()), b(groups, 1, db, no_ghosts<2>());
+    if (a.array) a.array->for_each_owned([](const Point<2>& p, double& x) { x = value_of(p); });
+    copy_between_groups<double>(groups, 0, a.dist, a.ptr(), 1, b.dist, b.ptr());
+    if (b.array) b.array->for_each_owned([&](const Point<2>& p, double& x) { wrong += x != value_of(p) ? 1 : 0; });
+    if (b.array) b.array->for_each_owned([](const Point<2>& p, double& x) { x = -value_of(p); });
+    copy_between_groups<double>(groups, 1, b.dist, b.ptr(), 0, a.dist, a.ptr());
+    if (a.array) a.array->for_each_owned([&](const Point<2>& p, double& x) { wrong += x != -value_of(p) ? 1 : 0; });
+  }
+  EXPECT_EQ(world.allreduce(wrong, ReduceOp::sum), 0);
+}
+
 // Each group runs its own number of ghost updates and reductions: if any of them ran on the world,
 // the groups' unequal counts would leave ranks waiting for each other (the harness's timeout).
 TEST(CopyBetweenGroups, GroupsDoDifferentCollectivesConcurrently) {
