@@ -82,7 +82,7 @@ TEST_F(GroupsCApiTest, SplitCopyBothWaysAndRefuseBadInput) {
     expect_error_mentions({"tessera_groups_comm", "is in no group"});
   }
   if (count == 1) {
-    EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_copy_between_groups(groups, TESSERA_DOUBLE, 0, from, a, 0, to, a));
+    EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_copy_between_groups(groups, TESSERA_DOUBLE, 0, from, a, 0, from, a));
     expect_error_mentions({"tessera_copy_between_groups", "are both 0"});
   } else {
     ASSERT_OK(tessera_copy_between_groups(groups, TESSERA_DOUBLE, 0, from, a, 1, to, b));
