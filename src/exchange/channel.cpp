@@ -25,9 +25,10 @@ std::size_t padded(std::size_t bytes) {
 constexpr std::size_t kMaxTypedGroups = 64;
 // Rows of 256 bytes (a 32-column panel, 2048 rows) went faster packed: with OpenMPI's default
 // single copy (CMA) the receiver copies a packed message once, while a datatype message goes
-// through the generic engine in fragments. bench_flood on 4 ranks, idle machine, two launches
-// each: 1.4-1.8x MPI_Bcast with datatypes, 1.1-1.3x packed; 3-D halo faces (rows of 512 bytes
-// and more) were the same either way (0.49-1.5x, bench_halo --sizes-3d 64,128).
+// through the generic engine in fragments. In a two-launch experiment (idle machine) bench_flood on
+// 4 ranks was clearly slower with 256-byte rows as datatypes than packed; packed, it is 1.13-1.26x
+// MPI_Bcast, worst launch 1.38 (bench/published-issues-16-17.json). 3-D halo faces (rows of 512
+// bytes and more) measured the same either way in that experiment.
 constexpr std::size_t kMinTypedRowBytes = 512;
 
 }  // namespace

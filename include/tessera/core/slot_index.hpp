@@ -54,8 +54,7 @@ class SlotIndex {
       if (at.slot_plus_one == 0) break;
       if (at.hash == h && keys[at.slot_plus_one - 1] == key) return {at.slot_plus_one - 1, false};
     }
-    if (keys.size() >= kMaxKeys)
-      throw Error(ErrorCode::overflow, concat("an associative domain holds at most ", kMaxKeys, " keys per rank"));
+    check_key_count(keys.size() + 1);
     buckets_[b] = Bucket{h, static_cast<std::uint32_t>(keys.size() + 1)};
     ++count_;
     return {keys.size(), true};
@@ -79,38 +78,19 @@ class SlotIndex {
   /// The key indexed at slot `from` is now at slot `to` (a removal moved the last key into a hole);
   /// `key` is that key.
   void move_slot(const Key& key, std::size_t from, std::size_t to) noexcept {
-    const std::uint32_t h = hash32(key);
-    for (std::size_t b = home(h);; b = next(b)) {
-      Bucket& at = buckets_[b];
-      if (at.slot_plus_one == from + 1) {
-        at.slot_plus_one = static_cast<std::uint32_t>(to + 1);
-        return;
-      }
-    }
+    buckets_[bucket_of(key, from)].slot_plus_one = static_cast<std::uint32_t>(to + 1);
   }
 
   /// Removes the entry of `key` at `slot` without reading the keys (the caller could not append
   /// `key` after `insert` indexed it).
-  void forget(const Key& key, std::size_t slot) noexcept {
-    const std::uint32_t h = hash32(key);
-    for (std::size_t b = home(h);; b = next(b))
-      if (buckets_[b].slot_plus_one == slot + 1) return remove_bucket(b);
-  }
+  void forget(const Key& key, std::size_t slot) noexcept { remove_bucket(bucket_of(key, slot)); }
 
   /// Indexes every key of `keys` at its position (the keys must be distinct); throws
   /// `std::bad_alloc` or `Error(overflow)` with the index unchanged.
   void rebuild(std::span<const Key> keys) {
-    if (keys.size() >= kMaxKeys)
-      throw Error(ErrorCode::overflow, concat("an associative domain holds at most ", kMaxKeys, " keys per rank"));
+    check_key_count(keys.size());
     std::vector<Bucket> fresh(capacity_for(keys.size()));
-    const std::size_t fresh_mask = fresh.size() - 1;
-    const int fresh_shift = 32 - std::countr_zero(fresh.size());
-    for (std::size_t k = 0; k < keys.size(); ++k) {
-      const std::uint32_t h = hash32(keys[k]);
-      std::size_t b = fresh_shift >= 32 ? 0 : h >> fresh_shift;
-      while (fresh[b].slot_plus_one != 0) b = (b + 1) & fresh_mask;
-      fresh[b] = Bucket{h, static_cast<std::uint32_t>(k + 1)};
-    }
+    for (std::size_t k = 0; k < keys.size(); ++k) place(fresh, Bucket{hash32(keys[k]), static_cast<std::uint32_t>(k + 1)});
     adopt(std::move(fresh), keys.size());
   }
 
@@ -118,14 +98,8 @@ class SlotIndex {
   void reserve(std::size_t keys) {
     if (2 * keys <= buckets_.size()) return;
     std::vector<Bucket> fresh(capacity_for(keys));
-    const std::size_t fresh_mask = fresh.size() - 1;
-    const int fresh_shift = 32 - std::countr_zero(fresh.size());
-    for (const Bucket& old : buckets_) {
-      if (old.slot_plus_one == 0) continue;
-      std::size_t b = fresh_shift >= 32 ? 0 : old.hash >> fresh_shift;
-      while (fresh[b].slot_plus_one != 0) b = (b + 1) & fresh_mask;
-      fresh[b] = old;
-    }
+    for (const Bucket& old : buckets_)
+      if (old.slot_plus_one != 0) place(fresh, old);
     adopt(std::move(fresh), count_);
   }
 
@@ -152,13 +126,34 @@ class SlotIndex {
     return std::bit_ceil(std::max<std::size_t>(16, 2 * keys));
   }
 
+  [[nodiscard]] static int shift_for(std::size_t buckets) noexcept { return 32 - std::countr_zero(buckets); }
   [[nodiscard]] std::size_t home(std::uint32_t h) const noexcept { return shift_ >= 32 ? 0 : h >> shift_; }
+
+  static void check_key_count(std::size_t keys) {
+    if (keys > kMaxKeys)
+      throw Error(ErrorCode::overflow, concat("an associative domain holds at most ", kMaxKeys, " keys per rank"));
+  }
+
+  /// Puts `bucket` into the first free bucket of its run in `table` (a fresh table of at least 16).
+  static void place(std::vector<Bucket>& table, const Bucket& bucket) noexcept {
+    const std::size_t mask = table.size() - 1;
+    std::size_t b = bucket.hash >> shift_for(table.size());
+    while (table[b].slot_plus_one != 0) b = (b + 1) & mask;
+    table[b] = bucket;
+  }
+
+  /// The bucket holding slot `slot`, on the probe path of `key` (which must be indexed there).
+  [[nodiscard]] std::size_t bucket_of(const Key& key, std::size_t slot) const noexcept {
+    std::size_t b = home(hash32(key));
+    while (buckets_[b].slot_plus_one != slot + 1) b = next(b);
+    return b;
+  }
   [[nodiscard]] std::size_t next(std::size_t b) const noexcept { return (b + 1) & mask_; }
 
   void adopt(std::vector<Bucket>&& fresh, std::size_t count) noexcept {
     buckets_ = std::move(fresh);
     mask_ = buckets_.size() - 1;
-    shift_ = 32 - std::countr_zero(buckets_.size());
+    shift_ = shift_for(buckets_.size());
     count_ = count;
   }
 

@@ -115,24 +115,40 @@ struct OwnershipChange {
 
 namespace detail {
 
+/// `to_domain` and `to_comm_size` are the target's (a distribution or a box set).
 template <std::size_t N>
-void check_relabel_pair(const char* where, const Distribution<N>& from, const Distribution<N>& to) {
-  if (from.domain() != to.domain())
-    fail_argument(where, "to", to.domain(),
+void check_relabel_target(const char* where, const Distribution<N>& from, const Box<N>& to_domain, int to_comm_size) {
+  if (from.domain() != to_domain)
+    fail_argument(where, "to", to_domain,
                   concat("covers another domain than the source distribution's ", from.domain(),
                          " (relabeling compares owners index by index: the boxes must be equal)"));
-  if (from.comm_size() != to.comm_size())
-    fail_argument(where, "to", to,
-                  concat("is for ", to.comm_size(), " ranks but the source distribution is for ", from.comm_size()));
+  if (from.comm_size() != to_comm_size)
+    fail_argument(where, "to", to_comm_size,
+                  concat("ranks in the target, but the source distribution is for ", from.comm_size()));
+}
+
+template <std::size_t N>
+void check_relabel_pair(const char* where, const Distribution<N>& from, const Distribution<N>& to) {
+  check_relabel_target(where, from, to.domain(), to.comm_size());
 }
 
 /// Sorts `overlaps` by (position, rank) and merges the entries of one (position, rank) into one,
 /// adding their volumes.
 void sort_and_merge(std::vector<RelabelOverlap>& overlaps);
 
-inline void check_relabel_scope(const char* where, const RelabelOptions& options) {
-  if (options.scope != RelabelScope::active_ranks && options.scope != RelabelScope::any_rank)
+/// The ranks a relabeling may choose from: the target's own `active` ranks, ascending, or with
+/// `RelabelScope::any_rank` every rank of the communicator. Throws for a scope that is not one.
+inline std::vector<int> relabel_candidates(const char* where, const RelabelOptions& options, std::vector<int> active,
+                                           int comm_size) {
+  if (options.scope == RelabelScope::active_ranks) {
+    std::sort(active.begin(), active.end());
+    return active;
+  }
+  if (options.scope != RelabelScope::any_rank)
     fail_argument(where, "options.scope", static_cast<int>(options.scope), "is not a tessera::RelabelScope");
+  std::vector<int> all(static_cast<std::size_t>(comm_size));
+  std::iota(all.begin(), all.end(), 0);
+  return all;
 }
 
 /// Calls `f(rank_from, piece)` for every piece of `to` inside what `rank_from` owns under `from`.
@@ -182,6 +198,10 @@ template <std::size_t N>
   return out;
 }
 
+template <std::size_t N>
+[[nodiscard]] BoxSet<N> relabel_for_locality(const Distribution<N>& from, const BoxSet<N>& to,
+                                             const RelabelOptions& options = {});
+
 /// `to` with its grid's ranks permuted so that the most indices keep their owner from `from` (the
 /// maximum-weight assignment of the overlap matrix; see the file comment and `assign_positions`).
 /// Every position keeps its indices and its local storage; only which rank holds it changes. The
@@ -195,12 +215,10 @@ template <std::size_t N>
 ///   auto fewer = tessera::relabel_for_locality(dom.distribution(), on_two_ranks,
 ///                                              {tessera::RelabelScope::any_rank});
 /// \endcode
-/// Throws `Error(invalid_argument)` if the distributions cover different boxes or are for different
-/// numbers of ranks, or if `to` is user-defined (its owners are not grid positions).
-template <std::size_t N>
-[[nodiscard]] BoxSet<N> relabel_for_locality(const Distribution<N>& from, const BoxSet<N>& to,
-                                             const RelabelOptions& options = {});
-
+/// A `to` made by `Distribution::from_box_set` is relabeled box set by box set (the `BoxSet`
+/// overload below). Throws `Error(invalid_argument)` if the distributions cover different boxes or
+/// are for different numbers of ranks, or if `to` is any other user-defined distribution (its
+/// owners are not grid positions).
 template <std::size_t N>
 [[nodiscard]] Distribution<N> relabel_for_locality(const Distribution<N>& from, const Distribution<N>& to,
                                                    const RelabelOptions& options = {}) {
@@ -212,17 +230,9 @@ template <std::size_t N>
   }
   if (to.is_user_defined())
     fail_argument(where, "to", to, "is user-defined: its owners are not grid positions that could be relabeled");
-  detail::check_relabel_scope(where, options);
   const ProcGrid<N>& grid = to.grid();
   const std::vector<int> preferred = grid.active_ranks();
-  std::vector<int> candidates;
-  if (options.scope == RelabelScope::any_rank) {
-    candidates.resize(static_cast<std::size_t>(grid.comm_size()));
-    std::iota(candidates.begin(), candidates.end(), 0);
-  } else {
-    candidates = preferred;
-    std::sort(candidates.begin(), candidates.end());
-  }
+  const std::vector<int> candidates = detail::relabel_candidates(where, options, preferred, grid.comm_size());
   std::vector<int> ranks =
       assign_positions(grid.size(), candidates, preferred, overlap_matrix(from, to), options.method);
   if (ranks == preferred) return to;
@@ -253,14 +263,7 @@ template <std::size_t N>
 [[nodiscard]] BoxSet<N> relabel_for_locality(const Distribution<N>& from, const BoxSet<N>& to,
                                              const RelabelOptions& options) {
   constexpr const char* where = "relabel_for_locality";
-  if (from.domain() != to.domain())
-    fail_argument(where, "to", to.domain(),
-                  detail::concat("covers another domain than the source distribution's ", from.domain(),
-                                 " (relabeling compares owners index by index: the boxes must be equal)"));
-  if (from.comm_size() != to.comm_size())
-    fail_argument(where, "to", to.comm_size(),
-                  detail::concat("ranks in the box set but the source distribution is for ", from.comm_size()));
-  detail::check_relabel_scope(where, options);
+  detail::check_relabel_target(where, from, to.domain(), to.comm_size());
   const int ranks = to.comm_size();
   std::vector<int> labels;  // the owners of boxes, ascending: the positions to relabel
   std::vector<int> position_of(static_cast<std::size_t>(ranks), -1);
@@ -274,11 +277,7 @@ template <std::size_t N>
     for (const auto& piece : from.pieces(to.box(i)))
       overlaps.push_back({position_of[static_cast<std::size_t>(to.owner(i))], piece.rank, volume(piece.section)});
   detail::sort_and_merge(overlaps);
-  std::vector<int> candidates = labels;
-  if (options.scope == RelabelScope::any_rank) {
-    candidates.resize(static_cast<std::size_t>(ranks));
-    std::iota(candidates.begin(), candidates.end(), 0);
-  }
+  const std::vector<int> candidates = detail::relabel_candidates(where, options, labels, ranks);
   const std::vector<int> chosen =
       assign_positions(static_cast<int>(labels.size()), candidates, labels, overlaps, options.method);
   if (chosen == labels) return to;
