@@ -6,9 +6,9 @@
 // Both end with every rank holding its row block of the panel, dense and row-major; the results are
 // compared with each other and with the closed form of A's elements, and the job aborts on any
 // difference. Timing: the two codes alternate, each run timed with MPI_Wtime between barriers; the
-// max over ranks is taken per repetition (bench/support/bench_timing.hpp). The flood sends the
-// panel from its owner to each other rank of the grid row as point-to-point messages (no tree);
-// MPI_Bcast may use one.
+// max over ranks is taken per repetition (bench/support/bench_timing.hpp). The flood's owner copies
+// the panel into its own replica, then sends it from there to each other rank of the grid row as
+// point-to-point messages (no tree); MPI_Bcast may use one.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
   int reps = 0, warmup = 2;
   app.add_option("--sizes", sizes, "n of the n x n matrix")->delimiter(',')->check(CLI::Range(index_t{1}, index_t{1} << 16));
   app.add_option("--panel", panel, "panel width b")->check(CLI::Range(index_t{1}, index_t{1} << 12));
-  app.add_option("--repetitions", reps, "timed runs per case (0: 200 small, 20 large)")->check(CLI::Range(0, 1000000));
+  app.add_option("--repetitions", reps, "timed runs per case (0: 200 up to n = 4096, 20 above)")->check(CLI::Range(0, 1000000));
   app.add_option("--warmup", warmup, "untimed runs per case first")->check(CLI::Range(0, 1000000));
   app.add_option("--json", json, "rank 0 writes the records (JSON, bench/support/bench_records.hpp) here");
   try {
@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
   table.print_header();
   std::vector<Record> records;
   for (const index_t n : sizes) {
-    const int r = reps > 0 ? reps : (n <= 1024 ? 200 : 20);
+    const int r = reps > 0 ? reps : (n <= 4096 ? 200 : 20);
     const Result res = run_case(world, n, std::min(panel, n), r, warmup, table);
     records.push_back(Record::timing("flood", res.name, world.size(), res.mine, "mpi-bcast", res.anchor));
   }

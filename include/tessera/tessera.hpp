@@ -44,6 +44,7 @@
 #include "tessera/balance/availability.hpp"
 #include "tessera/balance/balancer.hpp"
 #include "tessera/balance/box_balance.hpp"
+#include "tessera/balance/box_balancer.hpp"
 #include "tessera/balance/emulated_load.hpp"
 #include "tessera/balance/incremental.hpp"
 #include "tessera/balance/policy.hpp"

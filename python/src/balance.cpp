@@ -63,6 +63,52 @@ void bind_balancer(py::module_& m) {
           "decides and migrates. Returns a BalanceStep.");
 }
 
+template <std::size_t N>
+struct PyBoxBalancer {
+  PyBoxBalancer(std::shared_ptr<PyDomain<N>> d, const std::string& policy, const tessera::BoxBalancerOptions& options)
+      : domain(std::move(d)), balancer(domain->domain, tessera::make_policy(policy), options) {}
+  std::shared_ptr<PyDomain<N>> domain;
+  tessera::BoxBalancer<N> balancer;
+};
+
+tessera::BoxTarget box_target_of(const std::string& name) {
+  if (name == "knapsack") return tessera::BoxTarget::knapsack;
+  if (name == "morton") return tessera::BoxTarget::morton;
+  tessera::fail_argument("BoxBalancer", "target", name, "must be knapsack or morton");
+}
+
+template <std::size_t N>
+void bind_box_balancer(py::module_& m) {
+  using B = PyBoxBalancer<N>;
+  py::class_<B, std::shared_ptr<B>>(m, class_name<N>("BoxBalancer").c_str(),
+                                    "Times each box, decides and moves whole boxes of a box-set domain at remap "
+                                    "points (C++ tessera::BoxBalancer<N>).")
+      .def(py::init([](std::shared_ptr<PyDomain<N>> dom, const std::string& policy, int interval,
+                       const std::string& target, bool relabel) {
+             tessera::BoxBalancerOptions o;
+             o.interval = interval;
+             o.target = box_target_of(target);
+             o.relabel = relabel;
+             return std::make_shared<B>(std::move(dom), policy, o);
+           }),
+           py::arg("domain"), py::arg("policy") = "horizon", py::arg("interval") = 5, py::arg("target") = "knapsack",
+           py::arg("relabel") = true)
+      .def("timer", [](B& b, std::size_t patch) -> tessera::SectionTimer& { return b.balancer.timer(patch); },
+           py::arg("patch"), py::return_value_policy::reference_internal,
+           "The timer of this rank's patch `patch`: `with bal.timer(p): work(u.local_patch(p))`.")
+      .def("box_of_patch", [](const B& b, std::size_t patch) { return b.balancer.box_of_patch(patch); },
+           py::arg("patch"), "The index (into the box set's boxes) of the box this rank's patch `patch` stores.")
+      .def(
+          "step",
+          [](B& b) {
+            // A remap point may move boxes, which frees storage: refused while views are alive.
+            refuse_if_views_held(*b.domain, "BoxBalancer.step");
+            return b.balancer.step();
+          },
+          "Collective: ends an iteration; at remap points sums the box timers, decides and moves boxes. "
+          "Returns a BalanceStep.");
+}
+
 }  // namespace
 
 void bind_balance(py::module_& m) {
@@ -90,6 +136,7 @@ void bind_balance(py::module_& m) {
       .def_readonly("imbalance", &tessera::BalanceStep::imbalance)
       .def_readonly("delta", &tessera::BalanceStep::delta)
       .def_readonly("elements", &tessera::BalanceStep::elements)
+      .def_readonly("blocks", &tessera::BalanceStep::blocks)
       .def_readonly("bytes", &tessera::BalanceStep::bytes)
       .def_readonly("active_ranks", &tessera::BalanceStep::active_ranks)
       .def("__repr__", [](const tessera::BalanceStep& s) {
@@ -100,6 +147,9 @@ void bind_balance(py::module_& m) {
   bind_balancer<1>(m);
   bind_balancer<2>(m);
   bind_balancer<3>(m);
+  bind_box_balancer<1>(m);
+  bind_box_balancer<2>(m);
+  bind_box_balancer<3>(m);
 }
 
 }  // namespace tessera_python

@@ -9,6 +9,7 @@
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
+#include "communicator.hpp"
 #include "convert.hpp"
 #include "holders.hpp"
 
@@ -79,6 +80,28 @@ void bind_io(py::module_& m) {
       py::arg("path"), py::arg("arrays"),
       "Collective: reads the arrays (name -> DistArray) from a checkpoint written on any number of ranks and any "
       "distribution, verifying checksums; returns the attributes.");
+  m.def(
+      "saved_boxes",
+      [](const std::string& path, const py::object& comm) {
+        const auto t = tessera::io::detail::read_box_table(*communicator_of(comm), path);
+        const auto corner = [&](std::size_t box, std::size_t which) {
+          py::tuple c(t.dims);
+          for (std::size_t d = 0; d < t.dims; ++d) c[d] = t.box_corners[(2 * box + which) * t.dims + d];
+          return c;
+        };
+        py::list boxes;
+        for (std::size_t i = 0; i < t.box_owners.size(); ++i) boxes.append(py::make_tuple(corner(i, 0), corner(i, 1)));
+        py::dict out;
+        out["domain"] = py::make_tuple(py::tuple(py::cast(t.domain_lo)), py::tuple(py::cast(t.domain_hi)));
+        out["boxes"] = boxes;
+        out["owners"] = py::cast(t.box_owners);
+        out["ranks"] = t.ranks;
+        return out;
+      },
+      py::arg("path"), py::arg("comm") = py::none(),
+      "Collective over comm (default MPI.COMM_WORLD): the box table of a checkpoint saved from a box-set domain, "
+      "as a dict: domain ((lo), (hi)), boxes [((lo), (hi)), ...], owners [rank per box], ranks (that saved). "
+      "Pass boxes and owners (or owners of your own) to tessera.box_set to restart on the same boxes.");
 }
 
 }  // namespace tessera_python

@@ -30,11 +30,12 @@ if not _MPI.Is_initialized():
 
 from ._tessera import (DimSpec, block, cut, cut_weights, cyclic, block_cyclic, collapsed, irregular, flooded,
                        Redistribution, CombineOp, SectionTimer, BalanceStep, relabel_for_locality, copy,
-                       copy_section, flood, transpose, reduce_into, reduced_distribution, save, load)
+                       copy_section, flood, transpose, reduce_into, reduced_distribution, save, load,
+                       saved_boxes)
 from ._layout import Ghosts, Distribution, Domain, from_spec, box_set, assign_boxes
 from ._arrays import DistArray, DTYPES
 from ._collections import SparseDomain, SparseArray, AssociativeDomain, AssociativeArray, COLLECTION_DTYPES
-from ._balance import Balancer
+from ._balance import Balancer, BoxBalancer
 from ._pictures import Picture, show, plan
 from ._groups import ProcessorGroups, copy_between_groups, copy_section_between_groups
 
@@ -44,6 +45,6 @@ __all__ = [
     "DimSpec", "block", "cut", "cut_weights", "cyclic", "block_cyclic", "collapsed", "irregular", "flooded",
     "Ghosts", "Distribution", "Domain", "from_spec", "box_set", "assign_boxes", "relabel_for_locality", "Redistribution",
     "DistArray", "DTYPES", "SparseDomain", "SparseArray", "AssociativeDomain", "AssociativeArray", "COLLECTION_DTYPES", "CombineOp", "copy", "copy_section", "flood", "transpose", "reduce_into", "reduced_distribution",
-    "Balancer", "SectionTimer", "BalanceStep", "save", "load", "Picture", "show", "plan",
+    "Balancer", "BoxBalancer", "SectionTimer", "BalanceStep", "save", "load", "saved_boxes", "Picture", "show", "plan",
     "ProcessorGroups", "copy_between_groups", "copy_section_between_groups",
 ]

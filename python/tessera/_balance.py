@@ -15,5 +15,18 @@ class Balancer(abc.ABC):
         return getattr(_tessera, f"Balancer{domain.ndim}D")(domain, policy, interval, weights, lb, ub)
 
 
+class BoxBalancer(abc.ABC):
+    """`BoxBalancer(domain, policy="horizon", interval=5, target="knapsack", relabel=True)`: the
+    Balancer of a box-set domain (`tessera.box_set`). Time each box with `timer(p)` (`with
+    bal.timer(p): work()`, patch p stores box `box_of_patch(p)`); at every `interval`-th `step()` the
+    box times are summed, a knapsack or morton target is made from them (relabeled for locality),
+    the policy decides Δ and the boxes with the best gain per cell move, every array of the domain
+    with them. Returns a BoxBalancer1D/2D/3D."""
+
+    def __new__(cls, domain, policy="horizon", interval=5, target="knapsack", relabel=True):
+        return getattr(_tessera, f"BoxBalancer{domain.ndim}D")(domain, policy, interval, target, relabel)
+
+
 for _n in (1, 2, 3):
     Balancer.register(getattr(_tessera, f"Balancer{_n}D"))
+    BoxBalancer.register(getattr(_tessera, f"BoxBalancer{_n}D"))

@@ -53,3 +53,53 @@ def test_bad_box_sets_raise(comm):
     with pytest.raises(tessera.InvalidArgumentError):
         tessera.assign_boxes(BOXES, "round-robin")
     assert tessera.Distribution((4, 4), [tessera.block(), tessera.block()]).box_set is None
+
+
+def test_box_balancer_moves_boxes_off_a_slow_rank_and_keeps_values(comm):
+    size = comm.Get_size()
+    # 16 boxes of 4x4 over [0,16)x[0,16), all on rank 0 at first.
+    boxes = [((4 * i, 4 * j), (4 * i + 4, 4 * j + 4)) for i in range(4) for j in range(4)]
+    dom = tessera.Domain(tessera.box_set(boxes, [0] * len(boxes), domain=(16, 16)))
+    u = tessera.DistArray(dom, np.float64, ghosts=1)
+    i, j = np.meshgrid(np.arange(16), np.arange(16), indexing="ij")
+    ref = (100 * i + j).astype(np.float64)
+    u.scatter(ref if comm.Get_rank() == 0 else None)
+    bal = tessera.BoxBalancer(dom, "full", interval=2, target="morton")
+    steps = []
+    for _ in range(2):
+        for p in range(u.patch_count):
+            with bal.timer(p):
+                pass
+            assert 0 <= bal.box_of_patch(p) < len(boxes)
+        steps.append(bal.step())
+    assert [s.remap_point for s in steps] == [False, True]
+    np.testing.assert_array_equal(u.gather_all(), ref)
+    owners = list(dom.distribution.box_set[1])
+    if size > 1:
+        assert steps[1].blocks > 0 and len(set(owners)) > 1
+    with pytest.raises(tessera.OutOfRangeError, match="patch"):
+        bal.timer(u.patch_count)
+    with pytest.raises(tessera.InvalidArgumentError, match="knapsack or morton"):
+        tessera.BoxBalancer(dom, "full", target="hilbert")
+    with pytest.raises(tessera.InvalidArgumentError, match="not a box set"):
+        tessera.BoxBalancer(tessera.Domain(tessera.Distribution((8, 8), [tessera.block(), tessera.block()])))
+
+
+def test_a_box_set_checkpoint_carries_its_box_table(comm, shared_tmp):
+    path = f"{shared_tmp}/boxes.h5"
+    owners = [r % comm.Get_size() for r in range(len(BOXES))]
+    dom = tessera.Domain(tessera.box_set(BOXES, owners, domain=(8, 8)))
+    u = tessera.DistArray(dom, np.float64)
+    u.scatter(image() if comm.Get_rank() == 0 else None)
+    tessera.save(path, {"u": u})
+    saved = tessera.saved_boxes(path)
+    assert saved["boxes"] == BOXES and saved["owners"] == owners
+    assert saved["domain"] == ((0, 0), (8, 8)) and saved["ranks"] == comm.Get_size()
+    again = tessera.DistArray(tessera.Domain(tessera.box_set(saved["boxes"], saved["owners"], domain=(8, 8))),
+                              np.float64)
+    tessera.load(path, {"u": again})
+    np.testing.assert_array_equal(again.gather_all(), u.gather_all())
+    plain = f"{shared_tmp}/plain.h5"
+    tessera.save(plain, {"u": tessera.DistArray(tessera.Domain(tessera.Distribution((8, 8), [tessera.block(), tessera.block()])), np.float64)})
+    with pytest.raises(tessera.MismatchError, match="tessera_boxes"):
+        tessera.saved_boxes(plain)

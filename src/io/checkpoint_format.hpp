@@ -11,6 +11,8 @@ inline constexpr const char* kDomainLoAttribute = "tessera_domain_lo";
 inline constexpr const char* kDistributionAttribute = "tessera_distribution";
 inline constexpr const char* kGridShapeAttribute = "tessera_grid_shape";
 inline constexpr const char* kRanksAttribute = "tessera_ranks";
+/// A box-set domain's box (lower then upper corner), beside its box table (src/io/box_table.hpp).
+inline constexpr const char* kBoxDomainAttribute = "tessera_box_domain";
 
 // Attributes of each dataset.
 inline constexpr const char* kElementTypeAttribute = "element_type";

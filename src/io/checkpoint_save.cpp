@@ -20,6 +20,7 @@
 #include <random>
 #include <span>
 
+#include "box_table.hpp"
 #include "checkpoint_format.hpp"
 #include "checksum.hpp"
 #include "collective_step.hpp"
@@ -90,6 +91,7 @@ void write_file(const std::string& path, const std::string& temporary, const Att
     file = create_parallel_file(temporary, comm.raw());
     transfer = collective_transfer();
     write_root_attributes(file.get(), r, attributes);
+    write_box_table(file.get(), r, transfer.get(), comm.rank() == 0);
   });
   abort_if_requested(comm, "after_create", path);
   for (const ArraySelection& a : r.arrays) {

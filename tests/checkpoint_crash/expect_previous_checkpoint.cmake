@@ -18,8 +18,11 @@ function(mpirun ranks expect abort_at)
   message("$ ${command}\n-> ${rc}\n${out}${err}")
   if(expect STREQUAL "ok" AND NOT rc EQUAL 0)
     message(FATAL_ERROR "this run should have succeeded")
-  elseif(expect STREQUAL "crash" AND (rc EQUAL 0 OR NOT "${out}${err}" MATCHES "aborts the run during the save"))
-    message(FATAL_ERROR "this run should have been aborted mid-save by the test hook")
+  elseif(expect STREQUAL "crash" AND NOT (rc EQUAL 75 OR (NOT rc EQUAL 0 AND "${out}${err}" MATCHES "aborts the run during the save")))
+    # The hook aborts with code 75 after printing its line. MPICH's launcher may kill the aborting
+    # rank before its stderr is forwarded (seen in CI: exit 75, no output), so either the code or the
+    # line shows that the hook fired; expect_leftover then checks that the run died mid-save.
+    message(FATAL_ERROR "this run should have been aborted mid-save by the test hook (exit code 75)")
   endif()
   set(last_output "${out}" PARENT_SCOPE)
 endfunction()

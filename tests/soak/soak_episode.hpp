@@ -431,6 +431,13 @@ class Episode {
     leave_local_layout();
     const auto operation = static_cast<std::int64_t>(c_.operations);
     io::save(c_.checkpoint_path, {{"operation", operation}}, io::named("u", *u_), io::named("w", *w_));
+    // A box set's checkpoint carries its box table (docs/checkpoint.md, "Box sets").
+    if (const BoxSet<N>* set = dom_->distribution().box_set()) {
+      const auto saved = io::saved_boxes<N>(c_.comm, c_.checkpoint_path);
+      if (saved.domain != set->domain() || saved.boxes != set->boxes() || saved.owners != set->owners() ||
+          saved.ranks != c_.comm.size())
+        c_.tally.fail("the checkpoint's box table does not list the box set that saved it");
+    }
     const GhostSpec<N> g = testing::random_ghosts<N>(c_.rng);
     auto dom = std::make_unique<Domain<N>>(c_.comm, patch_distribution(box_, g));
     auto u = std::make_unique<DistArray<double, N>>(*dom, g);

@@ -41,7 +41,9 @@ namespace tessera {
 /// `[R*] F := >>[slice] A`): dst(dst.lo + i) = src(slice.lo + i) for every offset i of the slice,
 /// on every rank holding it. `slice` must have `dst`'s box extents; `src` may be distributed in any
 /// way (flooded too) over the same `Communicator`. Each holder reads from the rank owning its part
-/// of the slice; one message per pair of ranks, kept in `dst`'s domain like a `copy_section`.
+/// of the slice; one message per pair of ranks, kept in `dst`'s domain like a `copy_section`. An
+/// owner that holds a replica itself fills it first and sends the other replicas from it (no second
+/// pack: `relayed_section_move_plans`, docs/engine.md).
 /// Throws `Error(invalid_argument)` on every rank, before anything moves, if `dst` has no flooded
 /// axis, the slice's extents are not `dst`'s or the arrays are over different communicators, and
 /// `Error(out_of_range)` if the slice is not inside `src`'s domain.

@@ -101,7 +101,25 @@ void move_section(const char* where, const DistArray<T, N>& src, const Box<N>& s
   const int rank = dom.rank();
   // Schedule and mover are kept in the destination domain's cache: a repeated remap reuses the
   // mover's buffers and datatypes and allocates nothing. Charged the bytes of the moved section.
+  // Into a flooded array the move takes two steps (relayed_section_move_plans): each sender fills
+  // its own replica, then sends the other replicas from it instead of packing the source again.
+  const auto run_relayed = [&](const void* from_bytes) {
+    const std::size_t charge = static_cast<std::size_t>(volume(src_box)) * sizeof(T);
+    for (const RelayStep step : {RelayStep::first, RelayStep::relay}) {
+      const bool relay = step == RelayStep::relay;
+      run_kept(where, dom.cache(), dom.comm(),
+               relayed_section_move_schedule_key(step, from, src.ghosts(), src_box, to, dst.ghosts(), dst_box, perm,
+                                                 rank),
+               {from.hash(), to.hash()}, sizeof(T), nullptr, charge,
+               [&] {
+                 return relayed_section_move_schedule(step, from, src.ghosts(), src_box, to, dst.ghosts(), dst_box,
+                                                      perm, rank, &dom.cache());
+               },
+               relay ? bytes_of(std::as_const(dst).data()) : from_bytes, bytes_of(dst.data()));
+    }
+  };
   const auto run = [&](const void* from_bytes) {
+    if (to.is_flooded()) return run_relayed(from_bytes);
     run_kept(where, dom.cache(), dom.comm(),
              section_move_schedule_key(from, src.ghosts(), src_box, to, dst.ghosts(), dst_box, perm, rank),
              {from.hash(), to.hash()}, sizeof(T), nullptr, static_cast<std::size_t>(volume(src_box)) * sizeof(T),

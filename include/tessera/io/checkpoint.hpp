@@ -44,6 +44,9 @@
 #include "tessera/io/attributes.hpp"
 #include "tessera/io/checkpoint_request.hpp"
 #include "tessera/io/element_type.hpp"
+#include "tessera/exchange/collective_check.hpp"
+#include "tessera/layout/box_assignment.hpp"
+#include "tessera/layout/box_set.hpp"
 
 namespace tessera::io {
 
@@ -156,6 +159,61 @@ template <class... Arrays>
 Attributes load(const std::string& path, const Named<Arrays>&... arrays) {
   const auto checked = detail::check_call("tessera::io::load", arrays...);
   return detail::load_checkpoint(path, detail::make_request("tessera::io::load", arrays...));
+}
+
+/// The boxes a checkpoint of a box-set domain saved (its box table, docs/checkpoint.md "Box sets"),
+/// read by `saved_boxes`: what a restart needs to rebuild the box set before `load`.
+template <std::size_t N>
+struct SavedBoxes {
+  Box<N> domain;               ///< the domain's box
+  std::vector<Box<N>> boxes;   ///< the boxes, in the saved box set's order
+  std::vector<int> owners;     ///< each box's owner when saved
+  int ranks = 0;               ///< ranks that saved the file
+
+  /// The box set to restart with on `comm_size` ranks: the saved owners on the rank count that
+  /// saved, the boxes assigned afresh by `policy` on any other. Throws as `BoxSet` and
+  /// `make_box_set` do (`comm_size` < 1).
+  [[nodiscard]] BoxSet<N> box_set(int comm_size, BoxAssignment policy = BoxAssignment::knapsack) const {
+    if (comm_size == ranks) return BoxSet<N>(domain, boxes, owners, comm_size);
+    return make_box_set<N>(domain, boxes, comm_size, policy);
+  }
+};
+
+/// Collective over `comm`: the box table of the checkpoint `path`, saved from a domain whose
+/// distribution came from `Distribution<N>::from_box_set`.
+/// \code
+///   const auto saved = tessera::io::saved_boxes<2>(world, "amr.h5");
+///   tessera::Domain<2> dom(world, tessera::Distribution<2>::from_box_set(saved.box_set(world.size())));
+///   tessera::DistArray<double, 2> u(dom, tessera::ghosts<2>(1));
+///   tessera::io::load("amr.h5", tessera::io::named("u", u));
+/// \endcode
+/// Throws `Error` on every rank: `io` if the file cannot be opened or read; `mismatch` if it holds
+/// no box table (saved from another kind of distribution), a malformed one, or one of another
+/// dimension than N; `invalid_argument` as `BoxSet` does for boxes that overlap or leave the domain.
+template <std::size_t N>
+[[nodiscard]] SavedBoxes<N> saved_boxes(const Communicator& comm, const std::string& path) {
+  const auto checked = tessera::detail::check_collective(comm, "tessera::io::saved_boxes", path);
+  const detail::SavedBoxTable t = detail::read_box_table(comm, path);
+  if (t.dims != N)
+    fail(ErrorCode::mismatch, "tessera::io::saved_boxes: '", path, "' holds a box table of ", t.dims,
+         "-D boxes, not ", N, "-D");
+  SavedBoxes<N> out;
+  for (std::size_t d = 0; d < N; ++d) {
+    out.domain.lo[d] = t.domain_lo[d];
+    out.domain.hi[d] = t.domain_hi[d];
+  }
+  for (std::size_t i = 0; i < t.box_owners.size(); ++i) {
+    Box<N> b;
+    for (std::size_t d = 0; d < N; ++d) {
+      b.lo[d] = t.box_corners[2 * N * i + d];
+      b.hi[d] = t.box_corners[2 * N * i + N + d];
+    }
+    out.boxes.push_back(b);
+    out.owners.push_back(static_cast<int>(t.box_owners[i]));
+  }
+  out.ranks = t.ranks;
+  (void)BoxSet<N>(out.domain, out.boxes, out.owners, out.ranks);  // the table's checks, the same on every rank
+  return out;
 }
 
 }  // namespace tessera::io

@@ -62,8 +62,28 @@ struct CheckpointRequest {
   /// False for a box set with holes: the cells no rank stores hold the dataset's fill value (0),
   /// and the checksum counts them as such.
   bool covers_domain = true;
+  /// A box-set domain's box table (empty otherwise): per box its lower then upper corner, global
+  /// indices (2N values a box), and its owner; saved as the datasets `tessera_boxes` and
+  /// `tessera_box_owners` (docs/checkpoint.md).
+  bool has_box_table = false;
+  std::vector<index_t> box_corners;
+  std::vector<index_t> box_owners;
   std::vector<ArraySelection> arrays;
 };
+
+/// A checkpoint's box table as saved (`read_box_table`): 2N corners and an owner per box.
+struct SavedBoxTable {
+  std::size_t dims = 0;                 ///< N
+  std::vector<index_t> domain_lo, domain_hi;
+  std::vector<index_t> box_corners;     ///< per box: lower then upper corner
+  std::vector<index_t> box_owners;
+  int ranks = 0;                        ///< ranks that saved the file
+};
+
+/// Collective: the box table of the checkpoint `path`. Throws `Error(io)` if the file cannot be
+/// read and `Error(mismatch)` if it holds no box table (not saved from a box-set domain) or a
+/// malformed one, the same on every rank.
+SavedBoxTable read_box_table(const Communicator& comm, const std::string& path);
 
 /// Collective: writes `request.arrays` and `attributes` to `path` atomically (see checkpoint.hpp).
 void save_checkpoint(const std::string& path, const Attributes& attributes, const CheckpointRequest& request);
@@ -87,6 +107,15 @@ template <std::size_t N>
   text << dist;
   r.distribution = text.str();
   r.covers_domain = dist.covers_domain();
+  if (const BoxSet<N>* set = dist.box_set()) {
+    r.has_box_table = true;
+    for (std::size_t i = 0; i < set->size(); ++i) {
+      const Box<N>& b = set->box(i);
+      for (std::size_t d = 0; d < N; ++d) r.box_corners.push_back(b.lo[d]);
+      for (std::size_t d = 0; d < N; ++d) r.box_corners.push_back(b.hi[d]);
+      r.box_owners.push_back(set->owner(i));
+    }
+  }
   return r;
 }
 

@@ -123,6 +123,46 @@ template <std::size_t N>
   return plan;
 }
 
+/// A section move into a flooded destination in two steps, `first` then `relay`: a sender that
+/// itself holds a replica of a piece it sends copies the piece into its own replica only (`first`),
+/// then sends the other replicas that piece from that replica (`relay`, destination array to
+/// destination array, identity permutation). A broadcast's root works this way: it packs once and
+/// its packed data is its copy, where the one-step plan would copy into its replica *and* pack the
+/// same elements again for each other replica (when the replica is contiguous, as a panel without
+/// ghosts is, the relayed message is sent in place, with no pack at all). A piece whose sender holds
+/// no replica of it goes straight to every replica in `first`, as in the one-step plan, so no copy
+/// takes two hops. Both sides decide per copy from the same facts (the sender and the destination
+/// section's holders), so sender and receiver still list the same copies in each plan.
+template <std::size_t N>
+struct RelayedMovePlans {
+  MotionPlan<N> first;
+  MotionPlan<N> relay;
+};
+
+/// The two plans of `rank` (see `RelayedMovePlans`) for moving box `src_box` of an array over
+/// `src` onto box `dst_box` of an array over `dst`; arguments as for `section_move_plan`. Over a
+/// destination with no flooded axis, `relay` is empty and `first` is `section_move_plan`'s plan.
+template <std::size_t N>
+[[nodiscard]] RelayedMovePlans<N> relayed_section_move_plans(const Distribution<N>& src, const Box<N>& src_box,
+                                                             const Distribution<N>& dst, const Box<N>& dst_box,
+                                                             const typename MotionPlan<N>::Permutation& perm,
+                                                             int rank) {
+  RelayedMovePlans<N> out{MotionPlan<N>(perm), MotionPlan<N>(MotionPlan<N>::identity())};
+  for (const auto& c : section_move_plan(src, src_box, dst, dst_box, perm, rank).copies()) {
+    // c.dst lies in one owned section of c.dst_rank, so its holders are exactly that section's
+    // replicas: a sender among them holds the whole piece.
+    const bool relayed = c.src_rank != c.dst_rank && dst.is_flooded() &&
+                         std::ranges::binary_search(dst.holders(c.dst), c.src_rank);
+    if (relayed)
+      out.relay.copy(c.src_rank, c.dst, c.dst_rank, c.dst, c.dst_patch, c.dst_patch);
+    else
+      out.first.copy(c.src_rank, c.src, c.dst_rank, c.dst, c.src_patch, c.dst_patch);
+  }
+  out.first.canonical_order();
+  out.relay.canonical_order();
+  return out;
+}
+
 /// The copies of `rank` in a redistribution of a whole domain from `from` to `to` (preserving every
 /// element). Both distributions must cover the same domain.
 template <std::size_t N>

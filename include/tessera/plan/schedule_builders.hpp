@@ -33,6 +33,8 @@ enum class MoveKind : std::uint64_t {
   in_place_migration = 4,
   gather = 5,
   scatter = 6,
+  relayed_move_first = 7,
+  relayed_move_relay = 8,
 };
 
 template <class Build>
@@ -110,6 +112,43 @@ template <std::size_t N>
     const auto plan = section_move_plan(src, src_box, dst, dst_box, perm, rank);
     return compile_schedule(plan, rank, StorageLayout<N>::make(src, rank, src_ghosts),
                             StorageLayout<N>::make(dst, rank, dst_ghosts));
+  });
+}
+
+/// Which step of a relayed section move (`relayed_section_move_plans`) a schedule runs.
+enum class RelayStep : std::uint8_t {
+  first,  ///< from the source array into the destination: each sender's own replica, and the pieces not relayed
+  relay,  ///< destination array into itself: from each sender's replica to the other replicas
+};
+
+/// The key `relayed_section_move_schedule` keeps its schedule under (allocates nothing).
+template <std::size_t N>
+[[nodiscard]] std::uint64_t relayed_section_move_schedule_key(RelayStep step, const Distribution<N>& src,
+                                                              const GhostSpec<N>& src_ghosts, const Box<N>& src_box,
+                                                              const Distribution<N>& dst,
+                                                              const GhostSpec<N>& dst_ghosts, const Box<N>& dst_box,
+                                                              const typename MotionPlan<N>::Permutation& perm,
+                                                              int rank) noexcept {
+  const auto kind = step == RelayStep::first ? detail::MoveKind::relayed_move_first : detail::MoveKind::relayed_move_relay;
+  return hash_combine(static_cast<std::uint64_t>(kind),
+                      section_move_schedule_key(src, src_ghosts, src_box, dst, dst_ghosts, dst_box, perm, rank));
+}
+
+/// The schedule of `rank` for one step of a relayed section move into a flooded destination
+/// (`relayed_section_move_plans`): `first` runs from the source array into the destination,
+/// `relay` from the destination array into itself, after `first` has completed.
+template <std::size_t N>
+[[nodiscard]] std::shared_ptr<const Schedule> relayed_section_move_schedule(
+    RelayStep step, const Distribution<N>& src, const GhostSpec<N>& src_ghosts, const Box<N>& src_box,
+    const Distribution<N>& dst, const GhostSpec<N>& dst_ghosts, const Box<N>& dst_box,
+    const typename MotionPlan<N>::Permutation& perm, int rank, ExchangeCache* cache = nullptr) {
+  const std::uint64_t key =
+      relayed_section_move_schedule_key(step, src, src_ghosts, src_box, dst, dst_ghosts, dst_box, perm, rank);
+  return detail::cached(cache, key, {src.hash(), dst.hash()}, [&] {
+    const auto plans = relayed_section_move_plans(src, src_box, dst, dst_box, perm, rank);
+    const auto dst_layout = StorageLayout<N>::make(dst, rank, dst_ghosts);
+    if (step == RelayStep::relay) return compile_schedule(plans.relay, rank, dst_layout, dst_layout);
+    return compile_schedule(plans.first, rank, StorageLayout<N>::make(src, rank, src_ghosts), dst_layout);
   });
 }
 

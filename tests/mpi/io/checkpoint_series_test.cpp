@@ -256,6 +256,70 @@ TEST(Checksum, BoxSetWithHolesCountsItsHolesAsZeros) {
                                "dataset 'u' in '" + path + "' fails its checksum");
 }
 
+TEST(BoxTable, ABoxSetCheckpointRestartsFromItsOwnBoxTable) {
+  Communicator comm(MPI_COMM_WORLD);
+  ScratchDir dir(comm.raw());
+  const int P = comm.size();
+  // An L-shape with an island and a hole, several boxes per rank, some ranks with none on 4+ ranks.
+  const Box<2> box({-2, 1}, {12, 9});
+  const std::vector<Box<2>> boxes{Box<2>({-2, 1}, {3, 4}), Box<2>({-2, 4}, {3, 9}), Box<2>({3, 1}, {8, 4}),
+                                  Box<2>({9, 6}, {12, 9}), Box<2>({8, 1}, {12, 2})};
+  const std::vector<int> owners{P - 1, 0, 1 % P, 0, 2 % P};
+  const BoxSet<2> set(box, boxes, owners, P);
+  Domain<2> dom(comm, Distribution<2>::from_box_set(set));
+  DistArray<double, 2> u(dom, ghosts<2>(1));
+  fill(u, 33);
+  const std::string path = dir.file("boxes.h5");
+  io::save(path, {}, io::named("u", u));
+  comm.barrier();
+  // Readable without tessera: [boxes, 2, N] corners and [boxes] owners, the domain beside them.
+  if (comm.rank() == 0) {
+    const auto corners = read_serially<std::int64_t>(path, "tessera_boxes");
+    const auto owned_by = read_serially<std::int64_t>(path, "tessera_box_owners");
+    ASSERT_TRUE(corners.ok && owned_by.ok);
+    EXPECT_EQ(corners.shape, (std::vector<hsize_t>{boxes.size(), 2, 2}));
+    std::vector<std::int64_t> want, want_owners(owners.begin(), owners.end());
+    for (const auto& b : boxes) want.insert(want.end(), {b.lo[0], b.lo[1], b.hi[0], b.hi[1]});
+    EXPECT_EQ(corners.values, want);
+    EXPECT_EQ(owned_by.values, want_owners);
+    EXPECT_EQ(read_int64_attribute_serially(path, "/", "tessera_box_domain"), (std::vector<std::int64_t>{-2, 1, 12, 9}));
+  }
+  // The table is metadata: verify checks the arrays only.
+  const auto report = io::verify(comm, path);
+  EXPECT_EQ(report.verified, std::vector<std::string>{"u"});
+  EXPECT_TRUE(report.unchecked.empty());
+  const auto saved = io::saved_boxes<2>(comm, path);
+  EXPECT_EQ(saved.domain, box);
+  EXPECT_EQ(saved.boxes, boxes);
+  EXPECT_EQ(saved.owners, owners);
+  EXPECT_EQ(saved.ranks, P);
+  EXPECT_EQ(saved.box_set(P).owners(), owners);
+  // A restart on the saving rank count keeps the owners; on another count the boxes are assigned
+  // afresh by the policy given.
+  Domain<2> again(comm, Distribution<2>::from_box_set(saved.box_set(P)));
+  DistArray<double, 2> back(again, ghosts<2>(2));
+  (void)io::load(path, io::named("u", back));
+  EXPECT_TRUE(holds(back, 33, comm));
+  const BoxSet<2> other = saved.box_set(P + 1, BoxAssignment::morton);
+  EXPECT_EQ(other.comm_size(), P + 1);
+  EXPECT_EQ(other.boxes(), boxes);
+  EXPECT_EQ(other.owners(), make_box_set<2>(box, boxes, P + 1, BoxAssignment::morton).owners());
+  // Not a box set: no table, a clear error on every rank; a table of other dimensions too.
+  Domain<2> plain(comm, Distribution<2>(box, ProcGrid<2>::automatic(P, {14, 8}), {block(), block()}));
+  DistArray<double, 2> w(plain);
+  fill(w, 34);
+  const std::string plain_path = dir.file("plain.h5");
+  io::save(plain_path, {}, io::named("w", w));
+  comm.barrier();
+  EXPECT_TRUE(read_serially<std::int64_t>(plain_path, "tessera_boxes").shape.empty());
+  expect_same_error_everywhere(comm.raw(), [&] { (void)io::saved_boxes<2>(comm, plain_path); }, ErrorCode::mismatch,
+                               "holds no dataset 'tessera_boxes'");
+  expect_same_error_everywhere(comm.raw(), [&] { (void)io::saved_boxes<3>(comm, path); }, ErrorCode::mismatch,
+                               "2-D boxes, not 3-D");
+  expect_same_error_everywhere(comm.raw(), [&] { (void)io::saved_boxes<2>(comm, dir.file("absent.h5")); }, ErrorCode::io,
+                               "absent.h5");
+}
+
 TEST(Checksum, FilesWithoutChecksumsLoadUnchecked) {
   Communicator comm(MPI_COMM_WORLD);
   ScratchDir dir(comm.raw());

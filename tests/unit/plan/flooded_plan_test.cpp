@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "tessera/layout/distribution.hpp"
 #include "tessera/plan/halo_plan.hpp"
@@ -62,6 +64,76 @@ TEST(FloodedDistribution, PlansListTheSameCopiesOnBothSides) {
     const auto g = ghosts<2>(1).periodic_along({true, rng() % 2 == 0});
     expect_symmetric<2>(size, [&](int r) { return halo_plan(to, g, r); });
   }
+}
+
+/// Runs the two steps of a relayed section move (`relayed_section_move_plans`) over every rank
+/// without MPI, on the sets of (rank, destination point) written: each relay copy must read a
+/// replica the first step wrote, each (rank, point) must be written once, and together they must
+/// write what the one-step plan writes. Both steps must list each copy on both of its ranks.
+template <std::size_t N>
+void expect_relay_delivers(int size, const Distribution<N>& src, const Box<N>& src_box, const Distribution<N>& dst,
+                           const Box<N>& dst_box, std::size_t* relayed = nullptr) {
+  const auto perm = MotionPlan<N>::identity();
+  using Written = std::set<std::pair<int, Point<N>>>;
+  Written one_step, first, relay;
+  const auto write = [](Written& into, int rank, const Section<N>& s) {
+    bool fresh = true;
+    for_each_point(s, [&](const Point<N>& p) { fresh = into.insert({rank, p}).second && fresh; });
+    return fresh;
+  };
+  std::vector<RelayedMovePlans<N>> plans;
+  for (int r = 0; r < size; ++r) {
+    plans.push_back(relayed_section_move_plans(src, src_box, dst, dst_box, perm, r));
+    for (const auto& c : section_move_plan(src, src_box, dst, dst_box, perm, r).copies())
+      if (c.dst_rank == r) write(one_step, r, c.dst);
+  }
+  for (int r = 0; r < size; ++r)
+    for (const auto& c : plans[static_cast<std::size_t>(r)].first.copies())
+      if (c.dst_rank == r) {
+        EXPECT_TRUE(write(first, r, c.dst)) << "first step writes " << c.dst << " on " << r << " twice";
+      }
+  for (int r = 0; r < size; ++r)
+    for (const auto& c : plans[static_cast<std::size_t>(r)].relay.copies()) {
+      if (c.dst_rank != r) continue;
+      for_each_point(c.src, [&](const Point<N>& p) {
+        EXPECT_TRUE(first.contains({c.src_rank, p})) << "relay reads " << p << " on " << c.src_rank << " unwritten";
+      });
+      EXPECT_TRUE(write(relay, r, c.dst)) << "relay writes " << c.dst << " on " << r << " twice";
+      if (relayed) ++*relayed;
+    }
+  Written both = first;
+  for (const auto& w : relay) EXPECT_TRUE(both.insert(w).second) << "both steps write a point on rank " << w.first;
+  EXPECT_EQ(both, one_step);
+  expect_symmetric<N>(size, [&](int r) { return plans[static_cast<std::size_t>(r)].first; });
+  expect_symmetric<N>(size, [&](int r) { return plans[static_cast<std::size_t>(r)].relay; });
+}
+
+TEST(FloodedDistribution, RelayedMovesWriteEveryReplicaOnceFromAFilledReplica) {
+  std::mt19937_64 rng(777);
+  std::size_t relayed = 0;
+  for (int k = 0; k < 40; ++k) {
+    const int size = 1 + static_cast<int>(rng() % 6);
+    const index_t n = 3 + static_cast<index_t>(rng() % 9), b = 1 + static_cast<index_t>(rng() % 3);
+    const auto grid = ProcGrid<2>::automatic(size, {n, n});
+    // A SUMMA panel: columns [k0, k0 + b) of a block x block (or cyclic) matrix, flooded along the
+    // grid's columns, sometimes along both axes; a source flooded itself in some cases.
+    const Distribution<2> a(Box<2>({0, 0}, {n, n}), grid, {rng() % 2 ? block() : cyclic(), rng() % 2 ? block() : cyclic()});
+    // On another grid: its senders mostly hold no replica of what they send (sent directly).
+    const Distribution<2> a_other(Box<2>({0, 0}, {n, n}), ProcGrid<2>::with_shape(size, {size, 1}), {cyclic(), block()});
+    const Distribution<2> a_flooded(Box<2>({0, 0}, {n, n}), grid, {block(), flooded()});
+    const Distribution<2> panel(Box<2>({0, 0}, {n, b}), grid, {rng() % 3 ? block() : flooded(), flooded()});
+    const index_t k0 = static_cast<index_t>(rng() % static_cast<std::uint64_t>(n - b + 1));
+    const Box<2> slice({0, k0}, {n, k0 + b});
+    SCOPED_TRACE(::testing::Message() << "case " << k << ": " << a << " [" << slice << "] -> " << panel);
+    expect_relay_delivers<2>(size, a, slice, panel, panel.domain(), &relayed);
+    expect_relay_delivers<2>(size, a_flooded, slice, panel, panel.domain(), &relayed);
+    expect_relay_delivers<2>(size, a_other, slice, panel, panel.domain(), &relayed);
+    // Not flooded: nothing is relayed, and the first step is the one-step plan.
+    std::size_t none = 0;
+    expect_relay_delivers<2>(size, panel, panel.domain(), a, slice, &none);
+    EXPECT_EQ(none, 0U);
+  }
+  EXPECT_GT(relayed, 0U) << "no case relayed anything: the cases do not test the relay";
 }
 
 }  // namespace
