@@ -233,6 +233,7 @@ typedef struct tessera_array_s* tessera_array;       /**< a distributed array */
 typedef struct tessera_schedule_s* tessera_schedule; /**< a reusable copy or transpose plan */
 typedef struct tessera_step_s* tessera_step;         /**< one planned incremental redistribution step */
 typedef struct tessera_balancer_s* tessera_balancer; /**< runs a balance policy at remap points */
+typedef struct tessera_box_balancer_s* tessera_box_balancer; /**< balances a box-set domain box by box */
 typedef struct tessera_load_s* tessera_load;         /**< deterministic emulated load */
 
 /* ------------------------------------------------------------------------------------------ */
@@ -647,6 +648,32 @@ tessera_status tessera_balancer_set_availability_file(tessera_balancer balancer,
 /** A rank `factor` times slower than the median is withdrawn, offered again after `retry_after`. */
 tessera_status tessera_balancer_set_slowdown_threshold(tessera_balancer balancer, double factor, int retry_after);
 tessera_status tessera_balancer_free(tessera_balancer* balancer);
+
+/** How a box balancer decides (C++ tessera::BoxBalancerOptions). */
+typedef struct tessera_box_balancer_options {
+  int interval;                  /**< iterations between remap points (default 5) */
+  tessera_box_assignment target; /**< where steps move toward: TESSERA_ASSIGN_KNAPSACK (default) or _MORTON */
+  int relabel;                   /**< non-zero (default): the target relabeled for locality first */
+} tessera_box_balancer_options;
+tessera_status tessera_box_balancer_options_defaults(tessera_box_balancer_options* options);
+/** A balancer for every array over `domain`, whose distribution must be a box set
+ *  (tessera_dist_from_boxes; INVALID_ARGUMENT otherwise): each rank times its boxes with the timers
+ *  of its patches; every `interval` steps the box times are summed (one allreduce), a target is made
+ *  from them, the policy chooses delta and whole boxes move (docs/box-sets.md). `options` may be NULL. */
+tessera_status tessera_box_balancer_create(tessera_domain domain, const tessera_policy* policy,
+                                           const tessera_box_balancer_options* options, tessera_box_balancer* out);
+/** Starts (stops) the timer of this rank's patch `patch` (OUT_OF_RANGE for a patch it does not hold;
+ *  CALL_ORDER if the timer runs already (does not run)). */
+tessera_status tessera_box_balancer_timer_start(tessera_box_balancer balancer, size_t patch);
+tessera_status tessera_box_balancer_timer_stop(tessera_box_balancer balancer, size_t patch);
+/** Adds `seconds` (>= 0) measured some other way to patch `patch`'s timer. */
+tessera_status tessera_box_balancer_timer_add(tessera_box_balancer balancer, size_t patch, double seconds);
+/** The box (index into tessera_dist_box_set's list) that this rank's patch `patch` stores. */
+tessera_status tessera_box_balancer_box_of_patch(tessera_box_balancer balancer, size_t patch, size_t* box);
+/** Collective, once per iteration; at remap points decides and moves boxes. `out` may be NULL.
+ *  INVALID_ARGUMENT on every rank, nothing moved, if a timer of some rank runs at a remap point. */
+tessera_status tessera_box_balancer_step(tessera_box_balancer balancer, tessera_balance_step* out);
+tessera_status tessera_box_balancer_free(tessera_box_balancer* balancer);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Emulated load (tests and demos) and checkpoints                                              */

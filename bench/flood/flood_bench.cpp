@@ -95,13 +95,13 @@ int main(int argc, char** argv) {
   tessera::Environment env(argc, argv);
   const tessera::Communicator& world = env.world();
   CLI::App app{"Flood of a SUMMA panel (tessera::flood) against MPI_Bcast along the grid rows"};
-  std::vector<index_t> sizes{256, 1024, 4096};
+  std::vector<index_t> sizes{256, 1024, 4096, 8192};
   index_t panel = 32;
   std::string json;
   int reps = 0, warmup = 2;
   app.add_option("--sizes", sizes, "n of the n x n matrix")->delimiter(',')->check(CLI::Range(index_t{1}, index_t{1} << 16));
   app.add_option("--panel", panel, "panel width b")->check(CLI::Range(index_t{1}, index_t{1} << 12));
-  app.add_option("--repetitions", reps, "timed runs per case (0: 200 up to n = 4096, 20 above)")->check(CLI::Range(0, 1000000));
+  app.add_option("--repetitions", reps, "timed runs per case (0: 200 up to n = 8192, 20 above)")->check(CLI::Range(0, 1000000));
   app.add_option("--warmup", warmup, "untimed runs per case first")->check(CLI::Range(0, 1000000));
   app.add_option("--json", json, "rank 0 writes the records (JSON, bench/support/bench_records.hpp) here");
   try {
@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
   table.print_header();
   std::vector<Record> records;
   for (const index_t n : sizes) {
-    const int r = reps > 0 ? reps : (n <= 4096 ? 200 : 20);
+    const int r = reps > 0 ? reps : (n <= 8192 ? 200 : 20);
     const Result res = run_case(world, n, std::min(panel, n), r, warmup, table);
     records.push_back(Record::timing("flood", res.name, world.size(), res.mine, "mpi-bcast", res.anchor));
   }

@@ -1,4 +1,5 @@
 // tessera_balancer_*: a balance policy run at remap points, and processor-set changes (AMP).
+#include "balance_common.hpp"
 #include "convert.hpp"
 
 using namespace tessera;
@@ -14,25 +15,6 @@ struct BalancerObject {
   std::shared_ptr<DomainObject> domain;  // declared first: destroyed after the balancer
   PerDim<BalancerPtr> balancer;
 };
-
-std::shared_ptr<BalancePolicy> make_policy(const tessera_policy& p) {
-  switch (p.kind) {
-    case TESSERA_POLICY_NONE:
-      return std::make_shared<NoRebalancing>();
-    case TESSERA_POLICY_STATIC:
-      return std::make_shared<StaticDelta>(p.delta, p.tolerance);
-    case TESSERA_POLICY_D3ARC_ADAPTIVE:
-      return std::make_shared<D3arcAdaptiveDelta>(p.delta, p.tolerance, p.min_delta);
-    case TESSERA_POLICY_AMORTISED:
-      return std::make_shared<AmortisedDelta>(p.payback_limit, p.delta, p.tolerance);
-    case TESSERA_POLICY_HORIZON:
-      return std::make_shared<HorizonPolicy>(std::vector<double>{0.25, 0.5, 1.0}, p.tolerance);
-    default:  // the *_ENUM_ sentinels and any other int leave the switch unhandled
-      break;
-  }
-  fail_c(TESSERA_ERR_INVALID_ARGUMENT, "argument 'policy->kind' = ", static_cast<int>(p.kind),
-         " is not a tessera_policy_kind");
-}
 
 BalancerOptions to_options(const tessera_balancer_options* o) {
   BalancerOptions out;
@@ -57,6 +39,34 @@ BalancerOptions to_options(const tessera_balancer_options* o) {
   return out;
 }
 
+template <class F>
+decltype(auto) visit_balancer(BalancerObject& b, F&& f) {
+  return std::visit([&](auto& p) -> decltype(auto) { return f(*p); }, b.balancer);
+}
+
+}  // namespace
+
+namespace tessera::capi {
+
+std::shared_ptr<BalancePolicy> make_policy(const tessera_policy& p) {
+  switch (p.kind) {
+    case TESSERA_POLICY_NONE:
+      return std::make_shared<NoRebalancing>();
+    case TESSERA_POLICY_STATIC:
+      return std::make_shared<StaticDelta>(p.delta, p.tolerance);
+    case TESSERA_POLICY_D3ARC_ADAPTIVE:
+      return std::make_shared<D3arcAdaptiveDelta>(p.delta, p.tolerance, p.min_delta);
+    case TESSERA_POLICY_AMORTISED:
+      return std::make_shared<AmortisedDelta>(p.payback_limit, p.delta, p.tolerance);
+    case TESSERA_POLICY_HORIZON:
+      return std::make_shared<HorizonPolicy>(std::vector<double>{0.25, 0.5, 1.0}, p.tolerance);
+    default:  // the *_ENUM_ sentinels and any other int leave the switch unhandled
+      break;
+  }
+  fail_c(TESSERA_ERR_INVALID_ARGUMENT, "argument 'policy->kind' = ", static_cast<int>(p.kind),
+         " is not a tessera_policy_kind");
+}
+
 void write_step(const BalanceStep& s, tessera_balance_step* out) {
   if (!out) return;
   out->iteration = s.iteration;
@@ -73,12 +83,7 @@ void write_step(const BalanceStep& s, tessera_balance_step* out) {
   out->active_ranks = s.active_ranks;
 }
 
-template <class F>
-decltype(auto) visit_balancer(BalancerObject& b, F&& f) {
-  return std::visit([&](auto& p) -> decltype(auto) { return f(*p); }, b.balancer);
-}
-
-}  // namespace
+}  // namespace tessera::capi
 
 extern "C" {
 

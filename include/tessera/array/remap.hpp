@@ -102,18 +102,23 @@ void move_section(const char* where, const DistArray<T, N>& src, const Box<N>& s
   // Schedule and mover are kept in the destination domain's cache: a repeated remap reuses the
   // mover's buffers and datatypes and allocates nothing. Charged the bytes of the moved section.
   // Into a flooded array the move takes two steps (relayed_section_move_plans): each sender fills
-  // its own replica, then sends the other replicas from it instead of packing the source again.
+  // its own replica, then sends the other replicas pieces of kMinRelayBytes or more from it instead
+  // of packing the source again. Smaller pieces go directly: in a two-build bench_flood experiment
+  // (figures in bench/flood-relay-experiment.txt, not a make bench record) relaying clearly helped
+  // 512 KiB and 1 MiB pieces and hurt 32 KiB ones, whose second step costs more than the pack it saves.
+  constexpr std::size_t kMinRelayBytes = std::size_t{64} << 10;
+  const auto min_relay = static_cast<index_t>((kMinRelayBytes + sizeof(T) - 1) / sizeof(T));
   const auto run_relayed = [&](const void* from_bytes) {
     const std::size_t charge = static_cast<std::size_t>(volume(src_box)) * sizeof(T);
     for (const RelayStep step : {RelayStep::first, RelayStep::relay}) {
       const bool relay = step == RelayStep::relay;
       run_kept(where, dom.cache(), dom.comm(),
                relayed_section_move_schedule_key(step, from, src.ghosts(), src_box, to, dst.ghosts(), dst_box, perm,
-                                                 rank),
+                                                 rank, min_relay),
                {from.hash(), to.hash()}, sizeof(T), nullptr, charge,
                [&] {
                  return relayed_section_move_schedule(step, from, src.ghosts(), src_box, to, dst.ghosts(), dst_box,
-                                                      perm, rank, &dom.cache());
+                                                      perm, rank, min_relay, &dom.cache());
                },
                relay ? bytes_of(std::as_const(dst).data()) : from_bytes, bytes_of(dst.data()));
     }

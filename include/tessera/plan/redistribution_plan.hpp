@@ -131,8 +131,10 @@ template <std::size_t N>
 /// same elements again for each other replica (when the replica is contiguous, as a panel without
 /// ghosts is, the relayed message is sent in place, with no pack at all). A piece whose sender holds
 /// no replica of it goes straight to every replica in `first`, as in the one-step plan, so no copy
-/// takes two hops. Both sides decide per copy from the same facts (the sender and the destination
-/// section's holders), so sender and receiver still list the same copies in each plan.
+/// takes two hops. Nor does a piece of fewer than `min_relay_elements` elements: for a small piece
+/// the latency of a second step costs more than the pack it saves. Both sides decide per copy from
+/// the same facts (the sender, the destination section's holders and its size), so sender and
+/// receiver still list the same copies in each plan.
 template <std::size_t N>
 struct RelayedMovePlans {
   MotionPlan<N> first;
@@ -140,18 +142,19 @@ struct RelayedMovePlans {
 };
 
 /// The two plans of `rank` (see `RelayedMovePlans`) for moving box `src_box` of an array over
-/// `src` onto box `dst_box` of an array over `dst`; arguments as for `section_move_plan`. Over a
-/// destination with no flooded axis, `relay` is empty and `first` is `section_move_plan`'s plan.
+/// `src` onto box `dst_box` of an array over `dst`; arguments as for `section_move_plan`, and
+/// pieces of at least `min_relay_elements` elements relayed. Over a destination with no flooded
+/// axis, `relay` is empty and `first` is `section_move_plan`'s plan.
 template <std::size_t N>
 [[nodiscard]] RelayedMovePlans<N> relayed_section_move_plans(const Distribution<N>& src, const Box<N>& src_box,
                                                              const Distribution<N>& dst, const Box<N>& dst_box,
                                                              const typename MotionPlan<N>::Permutation& perm,
-                                                             int rank) {
+                                                             int rank, index_t min_relay_elements = 0) {
   RelayedMovePlans<N> out{MotionPlan<N>(perm), MotionPlan<N>(MotionPlan<N>::identity())};
   for (const auto& c : section_move_plan(src, src_box, dst, dst_box, perm, rank).copies()) {
     // c.dst lies in one owned section of c.dst_rank, so its holders are exactly that section's
     // replicas: a sender among them holds the whole piece.
-    const bool relayed = c.src_rank != c.dst_rank && dst.is_flooded() &&
+    const bool relayed = c.src_rank != c.dst_rank && dst.is_flooded() && volume(c.dst) >= min_relay_elements &&
                          std::ranges::binary_search(dst.holders(c.dst), c.src_rank);
     if (relayed)
       out.relay.copy(c.src_rank, c.dst, c.dst_rank, c.dst, c.dst_patch, c.dst_patch);

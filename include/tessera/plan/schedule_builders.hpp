@@ -128,24 +128,26 @@ template <std::size_t N>
                                                               const Distribution<N>& dst,
                                                               const GhostSpec<N>& dst_ghosts, const Box<N>& dst_box,
                                                               const typename MotionPlan<N>::Permutation& perm,
-                                                              int rank) noexcept {
+                                                              int rank, index_t min_relay_elements) noexcept {
   const auto kind = step == RelayStep::first ? detail::MoveKind::relayed_move_first : detail::MoveKind::relayed_move_relay;
-  return hash_combine(static_cast<std::uint64_t>(kind),
-                      section_move_schedule_key(src, src_ghosts, src_box, dst, dst_ghosts, dst_box, perm, rank));
+  const std::uint64_t key = hash_combine(static_cast<std::uint64_t>(kind), static_cast<std::uint64_t>(min_relay_elements));
+  return hash_combine(key, section_move_schedule_key(src, src_ghosts, src_box, dst, dst_ghosts, dst_box, perm, rank));
 }
 
 /// The schedule of `rank` for one step of a relayed section move into a flooded destination
 /// (`relayed_section_move_plans`): `first` runs from the source array into the destination,
-/// `relay` from the destination array into itself, after `first` has completed.
+/// `relay` from the destination array into itself, after `first` has completed. Pieces of at least
+/// `min_relay_elements` elements are relayed.
 template <std::size_t N>
 [[nodiscard]] std::shared_ptr<const Schedule> relayed_section_move_schedule(
     RelayStep step, const Distribution<N>& src, const GhostSpec<N>& src_ghosts, const Box<N>& src_box,
     const Distribution<N>& dst, const GhostSpec<N>& dst_ghosts, const Box<N>& dst_box,
-    const typename MotionPlan<N>::Permutation& perm, int rank, ExchangeCache* cache = nullptr) {
-  const std::uint64_t key =
-      relayed_section_move_schedule_key(step, src, src_ghosts, src_box, dst, dst_ghosts, dst_box, perm, rank);
+    const typename MotionPlan<N>::Permutation& perm, int rank, index_t min_relay_elements,
+    ExchangeCache* cache = nullptr) {
+  const std::uint64_t key = relayed_section_move_schedule_key(step, src, src_ghosts, src_box, dst, dst_ghosts,
+                                                              dst_box, perm, rank, min_relay_elements);
   return detail::cached(cache, key, {src.hash(), dst.hash()}, [&] {
-    const auto plans = relayed_section_move_plans(src, src_box, dst, dst_box, perm, rank);
+    const auto plans = relayed_section_move_plans(src, src_box, dst, dst_box, perm, rank, min_relay_elements);
     const auto dst_layout = StorageLayout<N>::make(dst, rank, dst_ghosts);
     if (step == RelayStep::relay) return compile_schedule(plans.relay, rank, dst_layout, dst_layout);
     return compile_schedule(plans.first, rank, StorageLayout<N>::make(src, rank, src_ghosts), dst_layout);

@@ -1,6 +1,8 @@
 // Box-set distributions through the C API: an L-shaped set with a hole, owners from each
 // assignment policy, the set read back, owners of points, ghost updates across boxes and ranks
 // against the serial image, and the errors of each entry point.
+#include <mpi.h>
+
 #include <cstdint>
 #include <vector>
 
@@ -109,6 +111,98 @@ TEST_F(CApiBoxSet, BadInputIsAnErrorAndMakesNothing) {
   EXPECT_STATUS(TESSERA_ERR_MISMATCH, tessera_dist_box_set(block, nullptr, nullptr, 0, &count));
   expect_error_mentions({"not a box set"});
   ASSERT_OK(tessera_dist_free(&block));
+}
+
+TEST_F(CApiBoxSet, BoxBalancerMovesBoxesOffTheLoadedRankAndKeepsValues) {
+  // Every box on rank 0 at first; each box's timer gets its cells x 1 ms: one step of Δ = 1 toward
+  // the knapsack of those times spreads the boxes, every value moving with its box.
+  const int owners[kCount] = {0, 0, 0, 0};
+  tessera_dist d = nullptr;
+  ASSERT_OK(tessera_dist_from_boxes(2, size, &kDomain, kBoxes, kCount, owners, &d));
+  tessera_domain dom = domain_of(d);
+  tessera_array a = nullptr;
+  ASSERT_OK(tessera_array_create(dom, TESSERA_DOUBLE, nullptr, &a));
+  if (rank == 0)
+    for (std::size_t b = 0; b < kCount; ++b)
+      for (int64_t i = kBoxes[b].lo[0]; i < kBoxes[b].hi[0]; ++i)
+        for (int64_t j = kBoxes[b].lo[1]; j < kBoxes[b].hi[1]; ++j) {
+          const int64_t p[2] = {i, j};
+          const double v = value_at(i, j);
+          ASSERT_OK(tessera_array_set(a, p, TESSERA_DOUBLE, &v));
+        }
+  tessera_policy policy;
+  ASSERT_OK(tessera_policy_defaults(TESSERA_POLICY_STATIC, &policy));  // Δ = 1 above 5 % imbalance
+  tessera_box_balancer_options options;
+  ASSERT_OK(tessera_box_balancer_options_defaults(&options));
+  EXPECT_EQ(options.interval, 5);
+  EXPECT_EQ(options.target, TESSERA_ASSIGN_KNAPSACK);
+  EXPECT_NE(options.relabel, 0);
+  options.interval = 1;
+  tessera_box_balancer bal = nullptr;
+  ASSERT_OK(tessera_box_balancer_create(dom, &policy, &options, &bal));
+  size_t patches = 0;
+  ASSERT_OK(tessera_array_patch_count(a, &patches));
+  ASSERT_EQ(patches, rank == 0 ? kCount : 0U);
+  for (size_t p = 0; p < patches; ++p) {
+    size_t box = kCount;
+    ASSERT_OK(tessera_box_balancer_box_of_patch(bal, p, &box));
+    EXPECT_EQ(box, p);  // rank 0 holds every box, in box order
+    const double cells = static_cast<double>((kBoxes[box].hi[0] - kBoxes[box].lo[0]) * (kBoxes[box].hi[1] - kBoxes[box].lo[1]));
+    ASSERT_OK(tessera_box_balancer_timer_add(bal, p, cells * 1e-3));
+  }
+  EXPECT_STATUS(TESSERA_ERR_OUT_OF_RANGE, tessera_box_balancer_timer_start(bal, patches));
+  expect_error_mentions({"tessera_box_balancer_timer_start", "patch"});
+  tessera_balance_step step;
+  ASSERT_OK(tessera_box_balancer_step(bal, &step));
+  EXPECT_EQ(step.remap_point, 1);
+  EXPECT_EQ(step.blocks > 0, size > 1);
+  // The owners now: the knapsack of the cell counts, relabeled so that rank 0 keeps what it can.
+  tessera_dist now = nullptr;
+  ASSERT_OK(tessera_domain_distribution(dom, &now));
+  int back[kCount];
+  size_t count = 0;
+  ASSERT_OK(tessera_dist_box_set(now, nullptr, back, kCount, &count));
+  ASSERT_EQ(count, kCount);
+  int spread = 0;
+  for (const int o : back) spread |= 1 << o;
+  if (size > 1) {
+    EXPECT_GT(__builtin_popcount(static_cast<unsigned>(spread)), 1);
+  }
+  std::vector<double> image(64, -5.0);
+  ASSERT_OK(tessera_array_gather_to_all(a, TESSERA_DOUBLE, image.data(), 64));
+  for (int64_t i = 0; i < 8; ++i)
+    for (int64_t j = 0; j < 8; ++j) EXPECT_EQ(image[static_cast<std::size_t>(8 * i + j)], in_hole(i, j) ? 0.0 : value_at(i, j));
+  // A running timer at a remap point: refused on every rank, nothing moved.
+  ASSERT_OK(tessera_array_patch_count(a, &patches));
+  if (patches > 0) {
+    ASSERT_OK(tessera_box_balancer_timer_start(bal, 0));
+    EXPECT_STATUS(TESSERA_ERR_CALL_ORDER, tessera_box_balancer_timer_start(bal, 0));
+  }
+  const tessera_status refused = tessera_box_balancer_step(bal, nullptr);
+  int any_patches = patches > 0 ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &any_patches, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(refused, any_patches ? TESSERA_ERR_INVALID_ARGUMENT : TESSERA_OK);
+  if (patches > 0) {
+    ASSERT_OK(tessera_box_balancer_timer_stop(bal, 0));
+    EXPECT_STATUS(TESSERA_ERR_CALL_ORDER, tessera_box_balancer_timer_stop(bal, 0));
+  }
+  ASSERT_OK(tessera_box_balancer_free(&bal));
+  EXPECT_EQ(bal, nullptr);
+  // Not a box set; a bad target.
+  tessera_dist block = block2(8, 8);
+  tessera_domain plain = domain_of(block);
+  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_box_balancer_create(plain, &policy, nullptr, &bal));
+  expect_error_mentions({"tessera_box_balancer_create", "not a box set"});
+  options.target = static_cast<tessera_box_assignment>(9);
+  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_box_balancer_create(dom, &policy, &options, &bal));
+  expect_error_mentions({"'options->target' = 9"});
+  EXPECT_EQ(bal, nullptr);
+  ASSERT_OK(tessera_domain_free(&plain));
+  ASSERT_OK(tessera_dist_free(&block));
+  ASSERT_OK(tessera_dist_free(&now));
+  ASSERT_OK(tessera_array_free(&a));
+  ASSERT_OK(tessera_domain_free(&dom));
+  ASSERT_OK(tessera_dist_free(&d));
 }
 
 }  // namespace

@@ -72,7 +72,7 @@ TEST(FloodedDistribution, PlansListTheSameCopiesOnBothSides) {
 /// write what the one-step plan writes. Both steps must list each copy on both of its ranks.
 template <std::size_t N>
 void expect_relay_delivers(int size, const Distribution<N>& src, const Box<N>& src_box, const Distribution<N>& dst,
-                           const Box<N>& dst_box, std::size_t* relayed = nullptr) {
+                           const Box<N>& dst_box, std::size_t* relayed = nullptr, index_t min_relay_elements = 0) {
   const auto perm = MotionPlan<N>::identity();
   using Written = std::set<std::pair<int, Point<N>>>;
   Written one_step, first, relay;
@@ -83,7 +83,7 @@ void expect_relay_delivers(int size, const Distribution<N>& src, const Box<N>& s
   };
   std::vector<RelayedMovePlans<N>> plans;
   for (int r = 0; r < size; ++r) {
-    plans.push_back(relayed_section_move_plans(src, src_box, dst, dst_box, perm, r));
+    plans.push_back(relayed_section_move_plans(src, src_box, dst, dst_box, perm, r, min_relay_elements));
     for (const auto& c : section_move_plan(src, src_box, dst, dst_box, perm, r).copies())
       if (c.dst_rank == r) write(one_step, r, c.dst);
   }
@@ -99,6 +99,7 @@ void expect_relay_delivers(int size, const Distribution<N>& src, const Box<N>& s
         EXPECT_TRUE(first.contains({c.src_rank, p})) << "relay reads " << p << " on " << c.src_rank << " unwritten";
       });
       EXPECT_TRUE(write(relay, r, c.dst)) << "relay writes " << c.dst << " on " << r << " twice";
+      EXPECT_GE(volume(c.dst), min_relay_elements) << "a piece under the threshold is relayed";
       if (relayed) ++*relayed;
     }
   Written both = first;
@@ -128,6 +129,9 @@ TEST(FloodedDistribution, RelayedMovesWriteEveryReplicaOnceFromAFilledReplica) {
     expect_relay_delivers<2>(size, a, slice, panel, panel.domain(), &relayed);
     expect_relay_delivers<2>(size, a_flooded, slice, panel, panel.domain(), &relayed);
     expect_relay_delivers<2>(size, a_other, slice, panel, panel.domain(), &relayed);
+    // A threshold: only pieces of at least that many elements are relayed, the rest sent directly.
+    const index_t threshold = 1 + static_cast<index_t>(rng() % 8);
+    expect_relay_delivers<2>(size, a, slice, panel, panel.domain(), nullptr, threshold);
     // Not flooded: nothing is relayed, and the first step is the one-step plan.
     std::size_t none = 0;
     expect_relay_delivers<2>(size, panel, panel.domain(), a, slice, &none);
