@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "soak_box_sets.hpp"
+#include "tessera/balance/box_balancer.hpp"
 #include "soak_groups.hpp"
 #include "soak_local_layouts.hpp"
 #include "tessera/exchange/mover_totals.hpp"
@@ -115,6 +116,7 @@ class Episode {
         {"region-statement", 4, &Episode::region_statement},
         {"boxset-holes", 3, &Episode::box_set_with_holes},
         {"boxset-step", 3, &Episode::box_step},
+        {"box-balancer-steps", 3, &Episode::box_balancer_steps},
         {"flood", 3, &Episode::flood_slice},
         {"associative", 3, &Episode::associative},
         {"sparse-follow", 3, &Episode::sparse_follow},
@@ -665,6 +667,29 @@ class Episode {
       c_.tally.fail("an incremental box step added excess load");
     dom_->redistribute(Distribution<N>::from_box_set(BoxSet<N>(current.domain(), current.boxes(), step.owners, ranks)),
                        preserve());
+  }
+
+  // BoxBalancer::step over a remap interval (balance/box_balancer.hpp): onto a box set tiling the
+  // box unless the domain is on one; each rank times its patches with shared random seconds per
+  // cell of each box, a random target, relabeling and Δ. The values are checked after the operation.
+  void box_balancer_steps() {
+    if (dom_->distribution().box_set() == nullptr)
+      dom_->redistribute(random_box_set<N>(c_.rng, box_, c_.comm.size(), false).distribution, preserve());
+    BoxBalancerOptions options;
+    options.interval = static_cast<int>(draw(c_.rng, 1, 3));
+    options.target = c_.rng() % 2 == 0 ? BoxTarget::knapsack : BoxTarget::morton;
+    options.relabel = c_.rng() % 2 == 0;
+    BoxBalancer<N> balancer(*dom_, std::make_shared<StaticDelta>(any_delta(), 0.0), options);
+    std::vector<double> per_cell(balancer.set().size());
+    for (double& x : per_cell) x = 1e-7 * (0.5 + 2.0 * draw_fraction(c_.rng));
+    for (int i = 0; i < options.interval; ++i) {
+      const std::size_t patches = balancer.set().boxes_of(c_.comm.rank()).size();
+      for (std::size_t p = 0; p < patches; ++p) {
+        const std::size_t b = balancer.box_of_patch(p);
+        balancer.timer(p).add(per_cell[b] * static_cast<double>(volume(balancer.set().box(b))));
+      }
+      (void)balancer.step();
+    }
   }
 
   // A round trip through a box set with holes: u and w move onto it (what they held over the
