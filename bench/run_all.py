@@ -66,6 +66,8 @@ MPI_DRIVERS = [("bench_halo", 2, []), ("bench_halo_ga", 2, []), ("bench_halo_pet
                ("bench_assoc", 2, []),
                # 4 ranks: a 2x2 grid, so that a flooded panel has a replica per grid column
                ("bench_flood", 4, []),
+               # 2 ranks on a 1x2 grid: one replica per core, no oversubscription
+               ("bench_flood", 2, ["--grid", "1,2"]),
                # sparse matrix-vector product against a hand-written MPI inspector and exchange
                ("bench_sparse_matvec", 2, []),
                # box sets (issue 16): the halo against a hand-written Isend/Irecv of the same boxes'

@@ -42,9 +42,11 @@ struct Result {
   Summary mine, anchor;
 };
 
-Result run_case(const tessera::Communicator& world, index_t n, index_t b, int reps, int warmup,
-                const tessera::bench::Table& table) {
-  const auto grid = tessera::ProcGrid<2>::automatic(world, {n, n});
+Result run_case(const tessera::Communicator& world, index_t n, index_t b, const std::vector<int>& grid_shape, int reps,
+                int warmup, const tessera::bench::Table& table) {
+  const auto grid = grid_shape.empty()
+                        ? tessera::ProcGrid<2>::automatic(world, {n, n})
+                        : tessera::ProcGrid<2>::with_shape(world.size(), {grid_shape[0], grid_shape[1]});
   tessera::Domain<2> dom(world, tessera::Distribution<2>(Box<2>({0, 0}, {n, n}), grid, {tessera::block(), tessera::block()}));
   tessera::Domain<2> panel_dom(world, tessera::Distribution<2>(Box<2>({0, 0}, {n, b}), grid,
                                                                {tessera::block(), tessera::flooded()}));
@@ -101,6 +103,11 @@ int main(int argc, char** argv) {
   int reps = 0, warmup = 2;
   app.add_option("--sizes", sizes, "n of the n x n matrix")->delimiter(',')->check(CLI::Range(index_t{1}, index_t{1} << 16));
   app.add_option("--panel", panel, "panel width b")->check(CLI::Range(index_t{1}, index_t{1} << 12));
+  std::vector<int> grid_shape;
+  app.add_option("--grid", grid_shape, "grid rows,columns (their product the rank count; default: automatic)")
+      ->delimiter(',')
+      ->expected(2)
+      ->check(CLI::Range(1, 1 << 20));
   app.add_option("--repetitions", reps, "timed runs per case (0: 200 up to n = 8192, 20 above)")->check(CLI::Range(0, 1000000));
   app.add_option("--warmup", warmup, "untimed runs per case first")->check(CLI::Range(0, 1000000));
   app.add_option("--json", json, "rank 0 writes the records (JSON, bench/support/bench_records.hpp) here");
@@ -108,6 +115,12 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return world.rank() == 0 ? app.exit(e) : (e.get_exit_code() != 0);
+  }
+  if (!grid_shape.empty() && grid_shape[0] * grid_shape[1] != world.size()) {
+    if (world.rank() == 0)
+      std::fprintf(stderr, "bench_flood: --grid %d,%d has %d positions for %d ranks\n", grid_shape[0], grid_shape[1],
+                   grid_shape[0] * grid_shape[1], world.size());
+    return 2;
   }
   const bool print = world.rank() == 0;
   const tessera::bench::Table table(
@@ -121,7 +134,7 @@ int main(int argc, char** argv) {
   std::vector<Record> records;
   for (const index_t n : sizes) {
     const int r = reps > 0 ? reps : (n <= 8192 ? 200 : 20);
-    const Result res = run_case(world, n, std::min(panel, n), r, warmup, table);
+    const Result res = run_case(world, n, std::min(panel, n), grid_shape, r, warmup, table);
     records.push_back(Record::timing("flood", res.name, world.size(), res.mine, "mpi-bcast", res.anchor));
   }
   if (!json.empty() && print) tessera::bench::write_json(json, records, kProgram);

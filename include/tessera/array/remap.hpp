@@ -101,11 +101,11 @@ void move_section(const char* where, const DistArray<T, N>& src, const Box<N>& s
   const int rank = dom.rank();
   // Schedule and mover are kept in the destination domain's cache: a repeated remap reuses the
   // mover's buffers and datatypes and allocates nothing. Charged the bytes of the moved section.
-  // Into a flooded array the move takes two steps (relayed_section_move_plans): each sender fills
-  // its own replica, then sends the other replicas pieces of kMinRelayBytes or more from it instead
-  // of packing the source again. Smaller pieces go directly: in a two-build bench_flood experiment
-  // (figures in bench/flood-relay-experiment.txt, not a make bench record) relaying clearly helped
-  // 512 KiB and 1 MiB pieces and hurt 32 KiB ones, whose second step costs more than the pack it saves.
+  // Into a flooded array the move takes two steps (relayed_section_move_plans): a sender that holds
+  // a replica fills it, then sends pieces of kMinRelayBytes or more that have two or more other
+  // replicas from it instead of packing the source again for each. Smaller pieces go directly: in
+  // the two-build bench_flood experiments (bench/flood-relay-experiment.txt, not make bench records)
+  // a second step for 32 KiB pieces cost more than the pack it saved.
   constexpr std::size_t kMinRelayBytes = std::size_t{64} << 10;
   const auto min_relay = static_cast<index_t>((kMinRelayBytes + sizeof(T) - 1) / sizeof(T));
   const auto run_relayed = [&](const void* from_bytes) {

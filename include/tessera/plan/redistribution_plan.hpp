@@ -131,10 +131,14 @@ template <std::size_t N>
 /// same elements again for each other replica (when the replica is contiguous, as a panel without
 /// ghosts is, the relayed message is sent in place, with no pack at all). A piece whose sender holds
 /// no replica of it goes straight to every replica in `first`, as in the one-step plan, so no copy
-/// takes two hops. Nor does a piece of fewer than `min_relay_elements` elements: for a small piece
-/// the latency of a second step costs more than the pack it saves. Both sides decide per copy from
-/// the same facts (the sender, the destination section's holders and its size), so sender and
-/// receiver still list the same copies in each plan.
+/// takes two hops. Only a piece with at least two replicas besides the sender's is relayed: with one,
+/// the one-step plan packs once, like the broadcast, and copies its own replica while the message
+/// travels, where the relay must copy before it sends (2 ranks, one replica each: the one-step flood
+/// measured 1.00-1.10x MPI_Bcast, the relayed one 1.02-1.48x; bench/flood-relay-experiment.txt).
+/// Nor is a piece of fewer than `min_relay_elements` elements: for a small piece the latency of a
+/// second step costs more than the pack it saves. Both sides decide per copy from the same facts
+/// (the sender, the destination section's holders and its size), so sender and receiver still
+/// list the same copies in each plan.
 template <std::size_t N>
 struct RelayedMovePlans {
   MotionPlan<N> first;
@@ -154,8 +158,11 @@ template <std::size_t N>
   for (const auto& c : section_move_plan(src, src_box, dst, dst_box, perm, rank).copies()) {
     // c.dst lies in one owned section of c.dst_rank, so its holders are exactly that section's
     // replicas: a sender among them holds the whole piece.
-    const bool relayed = c.src_rank != c.dst_rank && dst.is_flooded() && volume(c.dst) >= min_relay_elements &&
-                         std::ranges::binary_search(dst.holders(c.dst), c.src_rank);
+    bool relayed = c.src_rank != c.dst_rank && dst.is_flooded() && volume(c.dst) >= min_relay_elements;
+    if (relayed) {
+      const std::vector<int> holders = dst.holders(c.dst);
+      relayed = holders.size() >= 3 && std::ranges::binary_search(holders, c.src_rank);
+    }
     if (relayed)
       out.relay.copy(c.src_rank, c.dst, c.dst_rank, c.dst, c.dst_patch, c.dst_patch);
     else

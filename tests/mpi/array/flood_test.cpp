@@ -259,6 +259,36 @@ void ghost_cases(int cases, index_t max_extent) {
 TEST(ArrayFlood, GhostUpdatesFillEveryReplica2D) { ghost_cases<2>(20, 8); }
 TEST(ArrayFlood, GhostUpdatesFillEveryReplica3D) { ghost_cases<3>(10, 5); }
 
+// Pieces large enough to be relayed (remap.hpp: 64 KiB, two or more other replicas): every rank
+// holds a replica of a 16384 x 4 panel whose rows are split over the ranks, so on 3 ranks or more
+// each owner fills its replica, then sends the others from it (relayed_section_move_plans). Every
+// replica checked against the closed form, twice (the second run reuses the kept movers).
+TEST(ArrayFlood, LargePiecesAreRelayedFromTheOwnersReplica) {
+  Communicator comm(MPI_COMM_WORLD);
+  const int P = comm.size();
+  const Box<2> box({0, 0}, {16384, 4});
+  const Distribution<2> rows(box, ProcGrid<2>::with_shape(P, {P, 1}), {block(), collapsed()});
+  const Distribution<2> everywhere(box, ProcGrid<2>::with_shape(P, {1, P}), {collapsed(), flooded()});
+  Domain<2> src_dom(comm, rows), dst_dom(comm, everywhere);
+  DistArray<double, 2> src(src_dom), dst(dst_dom);
+  const auto value = [](const Point<2>& p) { return static_cast<double>(p[0] * 7 + p[1]) * 0.5; };
+  src.for_each_owned([&](const Point<2>& p, double& x) { x = value(p); });
+  const auto plans = relayed_section_move_plans(rows, box, everywhere, box, MotionPlan<2>::identity(), comm.rank(),
+                                                index_t{65536 / 8});
+  EXPECT_EQ(plans.relay.size() > 0, P >= 3) << "the relay " << (P >= 3 ? "is not" : "is") << " used";
+  for (int run = 0; run < 2; ++run) {
+    dst.for_each_owned([](const Point<2>&, double& x) { x = -1; });
+    flood(src, box, dst);
+    std::size_t wrong = 0, seen = 0;
+    dst.for_each_owned([&](const Point<2>& p, const double& x) {
+      wrong += x != value(p);
+      ++seen;
+    });
+    EXPECT_EQ(wrong, 0U) << "run " << run;
+    EXPECT_EQ(seen, static_cast<std::size_t>(volume(box)));  // every rank holds the whole panel
+  }
+}
+
 TEST(ArrayFlood, ReplicasOfAGrid) {
   Communicator comm(MPI_COMM_WORLD);
   const auto grid = ProcGrid<2>::automatic(comm.size(), {6, 6});

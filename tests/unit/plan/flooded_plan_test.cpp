@@ -100,6 +100,7 @@ void expect_relay_delivers(int size, const Distribution<N>& src, const Box<N>& s
       });
       EXPECT_TRUE(write(relay, r, c.dst)) << "relay writes " << c.dst << " on " << r << " twice";
       EXPECT_GE(volume(c.dst), min_relay_elements) << "a piece under the threshold is relayed";
+      EXPECT_GE(dst.holders(c.dst).size(), 3U) << "a piece with one replica besides the sender's is relayed";
       if (relayed) ++*relayed;
     }
   Written both = first;
