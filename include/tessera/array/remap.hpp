@@ -124,7 +124,12 @@ void move_section(const char* where, const DistArray<T, N>& src, const Box<N>& s
     }
   };
   const auto run = [&](const void* from_bytes) {
-    if (to.is_flooded()) return run_relayed(from_bytes);
+    // Fewer than three replicas per element: nothing can be relayed (relayed_section_move_plans),
+    // so the one-step plan runs alone, without an empty second mover on every call.
+    index_t replicas = 1;
+    for (std::size_t d = 0; d < N; ++d)
+      if (to.flooded(d)) replicas *= to.grid().extent(d);
+    if (replicas >= 3) return run_relayed(from_bytes);
     run_kept(where, dom.cache(), dom.comm(),
              section_move_schedule_key(from, src.ghosts(), src_box, to, dst.ghosts(), dst_box, perm, rank),
              {from.hash(), to.hash()}, sizeof(T), nullptr, static_cast<std::size_t>(volume(src_box)) * sizeof(T),

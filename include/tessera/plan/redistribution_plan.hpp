@@ -155,10 +155,11 @@ template <std::size_t N>
                                                              const typename MotionPlan<N>::Permutation& perm,
                                                              int rank, index_t min_relay_elements = 0) {
   RelayedMovePlans<N> out{MotionPlan<N>(perm), MotionPlan<N>(MotionPlan<N>::identity())};
+  const bool flooded = dst.is_flooded();
   for (const auto& c : section_move_plan(src, src_box, dst, dst_box, perm, rank).copies()) {
     // c.dst lies in one owned section of c.dst_rank, so its holders are exactly that section's
     // replicas: a sender among them holds the whole piece.
-    bool relayed = c.src_rank != c.dst_rank && dst.is_flooded() && volume(c.dst) >= min_relay_elements;
+    bool relayed = flooded && c.src_rank != c.dst_rank && volume(c.dst) >= min_relay_elements;
     if (relayed) {
       const std::vector<int> holders = dst.holders(c.dst);
       relayed = holders.size() >= 3 && std::ranges::binary_search(holders, c.src_rank);
