@@ -125,6 +125,38 @@ TYPED_TEST(AssociativeArrayTest, RedistributionToAUserMapWithEmptyRanks) {
   histogram<TypeParam>(KeyMap<TypeParam>(), skewed);
 }
 
+// A stream of batches whose sizes shrink, grow and jump on one rank (the domain reuses its routing
+// buffers: batches that fit them skip the allocation agreement, larger ones agree first), with
+// accumulations, lookups with a missing value and membership tests, against a serial table.
+TYPED_TEST(AssociativeArrayTest, BatchesThatShrinkGrowAndJumpMatchASerialTable) {
+  using Key = TypeParam;
+  Communicator comm(MPI_COMM_WORLD);
+  AssociativeDomain<Key> dom(comm);
+  AssociativeArray<Key, std::int64_t> count(dom);
+  std::map<Key, std::int64_t> want;
+  const auto size_of = [&](int r, int round) -> std::size_t {
+    if (round == 4 && r == comm.size() - 1) return 3000;  // one rank's batch jumps
+    return count_of(r, round) * static_cast<std::size_t>(8 - round % 4);
+  };
+  for (int round = 0; round < 9; ++round) {
+    for (int r = 0; r < comm.size(); ++r)
+      for (const Key& k : batch_of<Key>(r, round, 5, size_of(r, round), 400)) want[k] += 1;
+    const auto mine = batch_of<Key>(comm.rank(), round, 5, size_of(comm.rank(), round), 400);
+    count.update(mine, std::vector<std::int64_t>(mine.size(), 1), std::plus<>{}, MissingKeys::insert);
+    const auto asked = batch_of<Key>(comm.rank(), round, 6, size_of(comm.rank(), 8 - round), 800);
+    const auto got = count.lookup(asked, std::int64_t{-1});
+    const auto there = dom.contains(asked);
+    ASSERT_EQ(got.size(), asked.size());
+    ASSERT_EQ(there.size(), asked.size());
+    for (std::size_t i = 0; i < asked.size(); ++i) {
+      const auto it = want.find(asked[i]);
+      EXPECT_EQ(got[i], it == want.end() ? -1 : it->second) << "round " << round << ", key " << i;
+      EXPECT_EQ(there[i], it != want.end()) << "round " << round << ", key " << i;
+    }
+  }
+  expect_values(count, want);
+}
+
 TEST(AssociativeArray, WordCountAgainstASerialCount) {
   Communicator comm(MPI_COMM_WORLD);
   AssociativeDomain<std::string> words(comm);

@@ -194,6 +194,139 @@ TEST(Communicator, AlltoallvAgreesOnTheCallersErrorBeforeExchanging) {
   expect_alltoallv(comm, [](int r, int q) { return (r + q) % 2; });
 }
 
+TEST(Communicator, AlltoallvIntoReusesItsBufferAndAgreesOnWhatPrepareReports) {
+  Communicator comm(MPI_COMM_WORLD);
+  const int me = comm.rank(), p = comm.size();
+  std::vector<int> counts, items;
+  for (int q = 0; q < p; ++q) {
+    counts.push_back(q + 1);
+    for (int k = 0; k <= q; ++k) items.push_back(me * 100 + k);
+  }
+  std::vector<int> out, received;
+  std::size_t prepared = 0;
+  for (int round = 0; round < 2; ++round) {
+    comm.alltoallv_into<int>(items, counts, out, received, std::nullopt, [&](std::span<const int> from) {
+      prepared = from.size();
+      return std::optional<Error>();
+    });
+    std::vector<int> expected;
+    for (int r = 0; r < p; ++r)
+      for (int k = 0; k <= me; ++k) expected.push_back(r * 100 + k);
+    EXPECT_EQ(out, expected);
+    EXPECT_EQ(received, std::vector<int>(static_cast<std::size_t>(p), me + 1));
+    EXPECT_EQ(prepared, static_cast<std::size_t>(p)) << "prepare sees one count per rank";
+  }
+  const int* kept = out.data();
+  comm.alltoallv_into<int>(std::span<const int>(items).first(static_cast<std::size_t>(p)),
+                           std::vector<int>(static_cast<std::size_t>(p), 1), out, received, std::nullopt,
+                           [](std::span<const int>) { return std::optional<Error>(); });
+  EXPECT_EQ(out.data(), kept) << "a smaller exchange reuses the buffer";
+  ASSERT_EQ(out.size(), static_cast<std::size_t>(p));
+  // A failure prepare reports on one rank (the last, then the first) is thrown on every rank, and
+  // nothing is exchanged.
+  for (const int failing : {p - 1, 0}) {
+    try {
+      comm.alltoallv_into<int>(items, counts, out, received, std::nullopt, [&](std::span<const int>) {
+        return me == failing ? std::optional<Error>(Error(ErrorCode::out_of_memory, detail::concat("no room on ", failing)))
+                             : std::optional<Error>();
+      });
+      ADD_FAILURE() << "rank " << failing << "'s prepare failed, but this rank did not throw";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::out_of_memory);
+      EXPECT_EQ(std::string(e.what()), detail::concat("no room on ", failing));
+    }
+  }
+  expect_alltoallv(comm, [](int r, int q) { return (r + q) % 2; });
+}
+
+// alltoallv_reusing skips the agreement exactly when no rank failed and every rank's items fit its
+// room; the items arrive the same either way.
+TEST(Communicator, AlltoallvReusingSkipsTheAgreementOnlyWhenEveryRankHasRoom) {
+  Communicator comm(MPI_COMM_WORLD);
+  const int me = comm.rank(), p = comm.size();
+  const auto exchange = [&](int per_peer, std::size_t room, std::vector<int>& out, std::vector<int>& received,
+                            std::optional<Error> failed = std::nullopt) {
+    std::vector<int> counts(static_cast<std::size_t>(p), per_peer), items;
+    for (int q = 0; q < p; ++q)
+      for (int k = 0; k < per_peer; ++k) items.push_back(me * 1000 + q * 10 + k);
+    int prepared = 0;
+    const bool skipped = comm.alltoallv_reusing<int>(items, counts, out, received, std::move(failed), room,
+                                                     [&](std::span<const int>) {
+                                                       ++prepared;
+                                                       return std::optional<Error>();
+                                                     });
+    EXPECT_EQ(prepared, skipped ? 0 : 1);
+    std::vector<int> expected;
+    for (int r = 0; r < p; ++r)
+      for (int k = 0; k < per_peer; ++k) expected.push_back(r * 1000 + me * 10 + k);
+    EXPECT_EQ(out, expected);
+    EXPECT_EQ(received, std::vector<int>(static_cast<std::size_t>(p), per_peer));
+    return skipped;
+  };
+  std::vector<int> out, received;
+  EXPECT_FALSE(exchange(3, 1000, out, received)) << "an empty buffer has no room, whatever the caller says";
+  EXPECT_TRUE(exchange(3, 1000, out, received)) << "the same batch again fits the kept buffer";
+  EXPECT_TRUE(exchange(2, 1000, out, received)) << "a smaller one too";
+  // The caller's room below what arrives, on one rank only: every rank agrees.
+  EXPECT_EQ(exchange(3, me == p - 1 ? 0 : 1000, out, received), false);
+  if (p <= Communicator::kCountTableRanks) {
+    EXPECT_EQ(exchange(3, static_cast<std::size_t>(3 * p), out, received), true) << "room for exactly what arrives";
+  }
+  // A larger batch than any before: the buffer grows under an agreement, then is reused.
+  EXPECT_FALSE(exchange(40, 100000, out, received));
+  EXPECT_TRUE(exchange(40, 100000, out, received));
+  // A caller's failure on one rank is every rank's error, with nothing exchanged.
+  for (const int failing : {p - 1, 0}) {
+    std::vector<int> counts(static_cast<std::size_t>(p), 1), items(static_cast<std::size_t>(p), me);
+    std::optional<Error> mine;
+    if (me == failing) {
+      mine = Error(ErrorCode::out_of_range, detail::concat("the caller failed on rank ", failing));
+      counts.assign(counts.size(), 0);
+      items.clear();
+    }
+    try {
+      (void)comm.alltoallv_reusing<int>(items, counts, out, received, mine, 100000,
+                                        [](std::span<const int>) { return std::optional<Error>(); });
+      ADD_FAILURE() << "rank " << failing << " passed an error, but this rank did not throw";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), detail::concat("the caller failed on rank ", failing));
+    }
+  }
+  EXPECT_TRUE(exchange(1, 100000, out, received)) << "usable afterwards";
+}
+
+TEST(Communicator, AlltoallvKnownSendsAnswersBackWithTheCountsBothSidesKnow) {
+  Communicator comm(MPI_COMM_WORLD);
+  const int me = comm.rank(), p = comm.size();
+  // Questions: rank r asks rank q (r + 2q) % 5 things; the answer to (r, q, k) names all three.
+  std::vector<Tagged> questions;
+  std::vector<int> asked;
+  for (int q = 0; q < p; ++q) {
+    asked.push_back((me + 2 * q) % 5);
+    for (int k = 0; k < asked.back(); ++k) questions.push_back(Tagged{me, q, static_cast<double>(k)});
+  }
+  std::vector<int> arrived_counts;
+  const std::vector<Tagged> arrived = comm.alltoallv<Tagged>(questions, asked, &arrived_counts);
+  std::vector<Tagged> answers;
+  for (const Tagged& t : arrived) answers.push_back(Tagged{t.to, t.from, t.payload + 0.5});
+  std::vector<Tagged> back(questions.size());
+  comm.alltoallv_known<Tagged>(answers, arrived_counts, back, asked);
+  for (std::size_t j = 0; j < back.size(); ++j)
+    EXPECT_EQ(back[j], (Tagged{questions[j].to, me, questions[j].payload + 0.5})) << "answer " << j;
+  // Bytes (one-byte items travel without a derived type).
+  std::vector<std::uint8_t> small(arrived.size()), small_back(questions.size());
+  for (std::size_t k = 0; k < arrived.size(); ++k) small[k] = static_cast<std::uint8_t>(arrived[k].from * 7 + static_cast<int>(arrived[k].payload) % 3);
+  comm.alltoallv_known<std::uint8_t>(small, arrived_counts, small_back, asked);
+  std::size_t j = 0;
+  for (int q = 0; q < p; ++q)
+    for (int k = 0; k < asked[static_cast<std::size_t>(q)]; ++k, ++j)
+      EXPECT_EQ(small_back[j], static_cast<std::uint8_t>(me * 7 + k % 3)) << "byte answer " << j;
+  // Counts that do not describe the buffers are refused on the rank that passed them, before MPI.
+  std::vector<Tagged> too_small(back.size() + 1);
+  EXPECT_THROW(comm.alltoallv_known<Tagged>(answers, arrived_counts, too_small, asked), Error);
+  comm.barrier();
+}
+
 TEST(Communicator, AlltoallvRejectsCountsThatDoNotDescribeTheItems) {
   Communicator comm(MPI_COMM_WORLD);
   const std::vector<int> items(3, 7);
