@@ -1,7 +1,6 @@
 #include "tessera/exchange/communicator.hpp"
 
 #include <algorithm>
-#include <array>
 #include <climits>
 #include <cstdint>
 #include <string>
@@ -193,13 +192,10 @@ void Communicator::allgatherv_bytes(const void* mine, std::span<const int> count
             "MPI_Allgatherv");
 }
 
-namespace {
-// Throws Error(invalid_argument) unless `counts` has one entry per rank, none negative, adding up
-// to `items` (checked on the rank that passed them, before any collective).
-void check_alltoallv_counts(std::span<const int> counts, std::size_t items, int ranks) {
+std::vector<int> Communicator::exchange_counts(std::span<const int> counts, std::size_t items) const {
   constexpr std::string_view where = "Communicator::alltoallv";
-  if (counts.size() != static_cast<std::size_t>(ranks))
-    fail_argument(where, "counts", counts.size(), detail::concat("entries: needs one per rank (", ranks, ")"));
+  if (counts.size() != static_cast<std::size_t>(size_))
+    fail_argument(where, "counts", counts.size(), detail::concat("entries: needs one per rank (", size_, ")"));
   std::size_t total = 0;
   for (std::size_t r = 0; r < counts.size(); ++r) {
     if (counts[r] < 0) fail_argument(where, detail::concat("counts[", r, "]"), counts[r], "is negative");
@@ -208,11 +204,6 @@ void check_alltoallv_counts(std::span<const int> counts, std::size_t items, int 
   if (total != items)
     fail_argument(where, "counts", detail::concat("adding up to ", total),
                   detail::concat("differs from the ", items, " items"));
-}
-}  // namespace
-
-std::vector<int> Communicator::exchange_counts(std::span<const int> counts, std::size_t items) const {
-  check_alltoallv_counts(counts, items, size_);
   std::vector<int> received(static_cast<std::size_t>(size_));
   check_mpi(MPI_Alltoall(counts.data(), 1, MPI_INT, received.data(), 1, MPI_INT, comm_), "MPI_Alltoall");
   return received;
@@ -238,78 +229,6 @@ void Communicator::alltoallv_bytes(const void* items, std::span<const int> count
   check_mpi(MPI_Alltoallv(or_empty(items), send.counts.data(), send.displacements.data(), MPI_BYTE, or_empty(out),
                           recv.counts.data(), recv.displacements.data(), MPI_BYTE, comm_),
             "MPI_Alltoallv");
-}
-
-bool Communicator::exchange_count_table(std::span<const int> counts, std::size_t items, std::size_t item_size,
-                                        bool failed, std::size_t room, std::vector<int>& received) const {
-  check_alltoallv_counts(counts, items, size_);
-  const auto p = static_cast<std::size_t>(size_);
-  const std::size_t total = items;
-  // A row per rank: whether it failed (or its bytes would not fit MPI's counts: the agreement's
-  // checks then say why), its room in items, its counts. On the stack: nothing here may fail alone.
-  constexpr std::size_t kMaxRanks = static_cast<std::size_t>(kCountTableRanks);
-  const std::size_t width = p + 2;
-  std::array<int, kMaxRanks*(kMaxRanks + 2)> table{};
-  std::array<int, kMaxRanks + 2> row{};
-  row[0] = failed || total * item_size > static_cast<std::size_t>(INT_MAX) ? 1 : 0;
-  row[1] = static_cast<int>(std::min(room, static_cast<std::size_t>(INT_MAX) / std::max<std::size_t>(item_size, 1)));
-  for (std::size_t r = 0; r < p; ++r) row[r + 2] = counts[r];
-  received.resize(p);  // at most 128 bytes, and kept by the callers that reuse it
-  check_mpi(MPI_Allgather(row.data(), static_cast<int>(width), MPI_INT, table.data(), static_cast<int>(width), MPI_INT,
-                          comm_),
-            "MPI_Allgather");
-  bool fits = true;
-  for (std::size_t q = 0; q < p; ++q) {
-    std::size_t into_q = 0;
-    for (std::size_t r = 0; r < p; ++r) into_q += static_cast<std::size_t>(table[r * width + q + 2]);
-    fits = fits && table[q * width] == 0 && into_q <= static_cast<std::size_t>(table[q * width + 1]);
-  }
-  for (std::size_t r = 0; r < p; ++r) received[r] = table[r * width + static_cast<std::size_t>(rank_) + 2];
-  return fits;
-}
-
-void Communicator::alltoallv_table_bytes(const void* items, std::span<const int> counts, void* out,
-                                         std::span<const int> received, std::size_t item_size) const {
-  // Every rank's bytes fit an int (its row said so, and its receive fits its room).
-  constexpr std::size_t kMaxRanks = static_cast<std::size_t>(kCountTableRanks);
-  std::array<int, kMaxRanks> send_counts{}, send_at{}, receive_counts{}, receive_at{};
-  int sent = 0, got = 0;
-  for (std::size_t r = 0; r < counts.size(); ++r) {
-    send_counts[r] = counts[r] * static_cast<int>(item_size);
-    send_at[r] = sent;
-    sent += send_counts[r];
-    receive_counts[r] = received[r] * static_cast<int>(item_size);
-    receive_at[r] = got;
-    got += receive_counts[r];
-  }
-  check_mpi(MPI_Alltoallv(or_empty(items), send_counts.data(), send_at.data(), MPI_BYTE, or_empty(out),
-                          receive_counts.data(), receive_at.data(), MPI_BYTE, comm_),
-            "MPI_Alltoallv");
-}
-
-void Communicator::alltoallv_known_bytes(const void* items, std::size_t item_count, std::span<const int> counts,
-                                         void* out, std::size_t out_count, std::span<const int> received,
-                                         std::size_t item_size) const {
-  constexpr std::string_view where = "Communicator::alltoallv_known";
-  const auto p = static_cast<std::size_t>(size_);
-  if (counts.size() != p || received.size() != p || total_of(counts) != item_count || total_of(received) != out_count)
-    fail(ErrorCode::invalid_argument, where, ": the counts (", counts.size(), " and ", received.size(),
-         " entries) do not match the ", item_count, " items sent and ", out_count, " received");
-  // Counts in items, which fit MPI's ints when they answer an earlier exchange's (one item per
-  // question); item-sized bytes might not, hence one contiguous type per call for items wider than a
-  // byte.
-  const ByteLayout send = byte_layout(counts, 1, where);
-  const ByteLayout recv = byte_layout(received, 1, where);
-  MPI_Datatype type = MPI_BYTE;
-  if (item_size != 1) {
-    check_mpi(MPI_Type_contiguous(to_count(item_size, where, "bytes of one item"), MPI_BYTE, &type),
-              "MPI_Type_contiguous");
-    check_mpi(MPI_Type_commit(&type), "MPI_Type_commit");
-  }
-  const int rc = MPI_Alltoallv(or_empty(items), send.counts.data(), send.displacements.data(), type, or_empty(out),
-                               recv.counts.data(), recv.displacements.data(), type, comm_);
-  if (type != MPI_BYTE) MPI_Type_free(&type);
-  check_mpi(rc, "MPI_Alltoallv");
 }
 
 void Communicator::allreduce_in_place(void* values, std::size_t count, detail::ArithmeticType type,

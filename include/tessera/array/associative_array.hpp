@@ -101,9 +101,9 @@ class AssociativeArray {
     if (values.size() != keys.size())
       bad = Error(ErrorCode::invalid_argument, detail::concat(where, ": ", values.size(), " values for ", keys.size(),
                                                               " keys on rank ", dom_.comm().rank()));
-    const auto& in = dom_.route(
+    const auto in = dom_.route(
         where, bad ? std::span<const Key>{} : keys, sizeof(T),
-        [&](std::size_t i, std::byte* out) { std::memcpy(out, &values[i], sizeof(T)); }, std::move(bad));
+        [&](std::size_t i, std::byte* out) { std::memcpy(out, &values[i], sizeof(T)); }, nullptr, std::move(bad));
     if (missing == MissingKeys::error) agree_all_present(where, in.keys);
     for (std::size_t k = 0; k < in.keys.size(); ++k) {
       T v;
@@ -160,7 +160,6 @@ class AssociativeArray {
 
   struct Column final : detail::ValueColumn {
     std::vector<T> values, staged;
-    std::vector<T> answers;  // a lookup's answers, kept between batches (key_routing.hpp)
     [[nodiscard]] std::size_t value_bytes() const noexcept override { return sizeof(T); }
     void resize(std::size_t slots) override { values.resize(slots); }
     void move_slot(std::size_t from, std::size_t to) override { values[to] = values[from]; }
@@ -176,19 +175,15 @@ class AssociativeArray {
   std::vector<T> lookup_impl(std::span<const Key> keys, const std::optional<T>& missing) const {
     constexpr std::string_view where = "AssociativeArray::lookup";
     const auto checked = detail::check_collective(dom_.comm(), where, dom_.map(), missing.has_value());
-    detail::AnswerBuffers<T> back;
-    std::vector<T>& answers = column_->answers;
-    const auto& in = dom_.route(where, keys, 0, [](std::size_t, std::byte*) {},
-                                back.allocate(where, dom_.comm().rank(), keys.size()),
-                                detail::ReservePerKey<T>{answers});
+    detail::RoutedBatch routed;
+    const auto in = dom_.route(where, keys, 0, [](std::size_t, std::byte*) {}, &routed);
     if (!missing) agree_all_present(where, in.keys);
-    answers.resize(in.keys.size());
+    std::vector<T> answers(in.keys.size());
     for (std::size_t k = 0; k < in.keys.size(); ++k) {
       const auto slot = dom_.local_slot(in.keys[k]);
       answers[k] = slot ? column_->values[*slot] : *missing;
     }
-    detail::answer_batch<T>(dom_.comm(), answers, in.key_counts, dom_.routed(), back);
-    return std::move(back.out);
+    return detail::answer_batch<T>(dom_.comm(), answers, in.key_counts, routed);
   }
 
   /// Collective: `Error(out_of_range)` on every rank if a key that arrived here is not held here.

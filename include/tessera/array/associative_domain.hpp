@@ -132,14 +132,12 @@ class AssociativeDomain {
   [[nodiscard]] std::vector<bool> contains(std::span<const Key> keys) const {
     constexpr std::string_view where = "AssociativeDomain::contains";
     const auto checked = detail::check_collective(comm(), where, map());
-    detail::AnswerBuffers<std::uint8_t> back;
-    std::vector<std::uint8_t>& found = state_->found;
-    const auto& in = route(where, keys, 0, [](std::size_t, std::byte*) {}, back.allocate(where, comm().rank(), keys.size()),
-                           detail::ReservePerKey<std::uint8_t>{found});
-    found.resize(in.keys.size());
+    detail::RoutedBatch routed;
+    const auto in = route(where, keys, 0, [](std::size_t, std::byte*) {}, &routed);
+    std::vector<std::uint8_t> found(in.keys.size());
     for (std::size_t k = 0; k < in.keys.size(); ++k) found[k] = local_slot(in.keys[k]) ? 1 : 0;
-    detail::answer_batch<std::uint8_t>(comm(), found, in.key_counts, routed(), back);
-    return std::vector<bool>(back.out.begin(), back.out.end());
+    const auto back = detail::answer_batch<std::uint8_t>(comm(), found, in.key_counts, routed);
+    return std::vector<bool>(back.begin(), back.end());
   }
 
   /// Collective: every key on `root`, sorted by `<` (other ranks get an empty vector).
@@ -163,17 +161,16 @@ class AssociativeDomain {
     std::size_t record = 0;
     for (const detail::ValueColumn* c : s.arrays) record += c->value_bytes();
     const int ranks = comm().size();
-    detail::RoutedBatch routed;
-    detail::route_batch<Key>(
-        routed, where, s.keys, ranks, [&](std::size_t i) { return to.owner(s.keys[i], ranks); }, record,
+    detail::RoutedBatch routed = detail::route_batch<Key>(
+        where, s.keys, ranks, [&](std::size_t i) { return to.owner(s.keys[i], ranks); }, record,
         [&](std::size_t slot, std::byte* out) {
           for (const detail::ValueColumn* c : s.arrays) {
             c->write_value(slot, out);
             out += c->value_bytes();
           }
         });
-    detail::ArrivedBatch<Key> in;
-    detail::exchange_batch<Key>(comm(), where, routed, record, [&](const Key& k) { return to.owner(k, ranks); }, in);
+    auto in = detail::exchange_batch<Key>(comm(), where, routed, record,
+                                          [&](const Key& k) { return to.owner(k, ranks); });
     std::optional<Error> failed;
     detail::capture_failure(failed, comm(), where, in.keys.size() * record, "the arrays' new values",
                             [&] { for (detail::ValueColumn* c : s.arrays) c->stage(in.keys.size()); });
@@ -204,29 +201,23 @@ class AssociativeDomain {
     detail::SlotIndex<Key, detail::LocalKeyHasher<Key>> slot_of;  // key -> slot; slot order is what iteration follows
     std::vector<Key> keys;                       // slot -> key
     std::vector<detail::ValueColumn*> arrays;    // registration order
-    detail::BatchBuffers<Key> buffers;           // reused by every batch `route` sends (key_routing.hpp)
-    std::vector<std::uint8_t> found;             // contains' answers, kept between batches
   };
 
   /// Routes this rank's `keys` (each followed by `payload` bytes from `write`) to their owners
-  /// and returns what arrived here, in the domain's reused buffers (valid until the next batch);
-  /// `routed()` keeps the routing for the answers. `reserve_more`: as `detail::exchange_batch`.
-  template <class Write, class ReserveMore = detail::NothingMoreToReserve>
-  const detail::ArrivedBatch<Key>& route(std::string_view where, std::span<const Key> keys, std::size_t payload,
-                                         Write&& write, std::optional<Error> argument_error = std::nullopt,
-                                         ReserveMore&& reserve_more = {}) const {
+  /// and returns what arrived here; `*routed` keeps the routing for the answers.
+  template <class Write>
+  detail::ArrivedBatch<Key> route(std::string_view where, std::span<const Key> keys, std::size_t payload, Write&& write,
+                                  detail::RoutedBatch* routed = nullptr,
+                                  std::optional<Error> argument_error = std::nullopt) const {
     const int ranks = comm().size();
     const KeyMap<Key>& m = map();
-    detail::BatchBuffers<Key>& b = state_->buffers;
-    detail::route_batch<Key>(
-        b.routed, where, keys, ranks, [&](std::size_t i) { return m.owner(keys[i], ranks); }, payload, write);
-    if (argument_error && !b.routed.error) b.routed.error = std::move(argument_error);
-    detail::exchange_batch<Key>(
-        comm(), where, b.routed, payload, [&](const Key& k) { return m.owner(k, ranks); }, b.arrived, reserve_more);
-    return b.arrived;
+    detail::RoutedBatch own;
+    detail::RoutedBatch& r = routed != nullptr ? *routed : own;
+    r = detail::route_batch<Key>(
+        where, keys, ranks, [&](std::size_t i) { return m.owner(keys[i], ranks); }, payload, write);
+    if (argument_error && !r.error) r.error = std::move(argument_error);
+    return detail::exchange_batch<Key>(comm(), where, r, payload, [&](const Key& k) { return m.owner(k, ranks); });
   }
-  /// The routing of the last batch `route` sent.
-  [[nodiscard]] const detail::RoutedBatch& routed() const noexcept { return state_->buffers.routed; }
 
   /// Every local key (with `payload` bytes of slot `i` from `write(i, out)`) sent to `root`.
   template <class Write>
@@ -236,12 +227,10 @@ class AssociativeDomain {
     if (root < 0 || root >= ranks)
       bad = Error(ErrorCode::invalid_argument, detail::concat(where, ": root ", root, " is not one of the ", ranks, " ranks"));
     comm().agree(bad);
-    detail::RoutedBatch routed;
-    detail::route_batch<Key>(routed, where, local_keys(), ranks, [&](std::size_t) { return root; }, payload, write);
+    detail::RoutedBatch routed =
+        detail::route_batch<Key>(where, local_keys(), ranks, [&](std::size_t) { return root; }, payload, write);
     // The keys go to the root on purpose: ownership is not checked on arrival.
-    detail::ArrivedBatch<Key> in;
-    detail::exchange_batch<Key>(comm(), where, routed, payload, [&](const Key&) { return comm().rank(); }, in);
-    return in;
+    return detail::exchange_batch<Key>(comm(), where, routed, payload, [&](const Key&) { return comm().rank(); });
   }
 
   /// Adds `key` here if absent; returns its slot and whether it is new. Columns are grown by

@@ -12,7 +12,6 @@
 
 #include <mpi.h>
 
-#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <new>
@@ -21,7 +20,6 @@
 #include <stdexcept>
 #include <string_view>
 #include <type_traits>
-#include <utility>
 #include <vector>
 
 #include "tessera/core/error.hpp"
@@ -173,75 +171,13 @@ class Communicator {
                                          std::vector<int>* received_counts = nullptr,
                                          std::optional<Error> failed = std::nullopt) const {
     std::vector<int> own;
-    std::vector<T> out;
-    alltoallv_into(items, counts, out, received_counts != nullptr ? *received_counts : own, std::move(failed),
-                   [](std::span<const int>) { return std::optional<Error>(); });
-    return out;
-  }
-
-  /// Collective: as `alltoallv`, into `out` (resized; its capacity is kept, so a caller that
-  /// exchanges batch after batch reuses one buffer) with the counts from each rank in `received`.
-  /// `prepare(received)` runs once the counts are known and before the ranks agree: what the caller
-  /// allocates there for what it will receive (a failure it returns, rather than throws) is agreed
-  /// on with the exchange's own checks, so no later step of the caller can fail alone.
-  template <class T, class Prepare>
-    requires detail::Transferable<T>
-  void alltoallv_into(std::span<const T> items, std::span<const int> counts, std::vector<T>& out,
-                      std::vector<int>& received, std::optional<Error> failed, Prepare&& prepare) const {
+    std::vector<int>& received = received_counts != nullptr ? *received_counts : own;
     received = exchange_counts(counts, items.size());
+    std::vector<T> out;
     std::optional<Error> no_buffer = resize_receive_buffer(out, total_of(received), "Communicator::alltoallv");
-    if (!no_buffer) no_buffer = prepare(std::span<const int>(received));
     if (!failed) failed = std::move(no_buffer);
     alltoallv_bytes(items.data(), counts, out.data(), received, sizeof(T), std::move(failed));
-  }
-
-  /// Ranks up to which `alltoallv_reusing` allgathers a table of every count (`P x (P + 2)` ints).
-  static constexpr int kCountTableRanks = 32;
-
-  /// Collective: as `alltoallv_into`, for a caller that exchanges batch after batch into buffers it
-  /// keeps. `room`: how many items this rank can receive without allocating anything (into `out`
-  /// and whatever the caller decodes them into; capped at `out.capacity()`). On up to
-  /// `kCountTableRanks` ranks one allgather replaces the alltoall of the counts and tells every rank
-  /// every count, every rank's room and whether some rank failed; if none failed and every rank's
-  /// items fit its room, nothing after it can fail on one rank alone, so the items follow with no
-  /// agreement: two collectives, as a hand-written `MPI_Alltoall` + `MPI_Alltoallv`. Otherwise (and
-  /// on more ranks) `prepare` runs and the ranks agree, as in `alltoallv_into`. Returns whether the
-  /// agreement was skipped (then `prepare` was not called).
-  template <class T, class Prepare>
-    requires detail::Transferable<T>
-  bool alltoallv_reusing(std::span<const T> items, std::span<const int> counts, std::vector<T>& out,
-                         std::vector<int>& received, std::optional<Error> failed, std::size_t room,
-                         Prepare&& prepare) const {
-    if (size_ > kCountTableRanks) {
-      alltoallv_into(items, counts, out, received, std::move(failed), std::forward<Prepare>(prepare));
-      return false;
-    }
-    if (exchange_count_table(counts, items.size(), sizeof(T), failed.has_value(), std::min(room, out.capacity()),
-                             received)) {
-      out.resize(total_of(received));  // within its capacity: allocates nothing
-      alltoallv_table_bytes(items.data(), counts, out.data(), received, sizeof(T));
-      return true;
-    }
-    std::optional<Error> no_buffer = resize_receive_buffer(out, total_of(received), "Communicator::alltoallv");
-    if (!no_buffer) no_buffer = prepare(std::span<const int>(received));
-    if (!failed) failed = std::move(no_buffer);
-    alltoallv_bytes(items.data(), counts, out.data(), received, sizeof(T), std::move(failed));
-    return false;
-  }
-
-  /// Collective: an all-to-all-v whose receive counts the caller already knows — the answers to
-  /// questions it sent in an earlier `alltoallv`, one per question — so no counts are exchanged and
-  /// nothing is agreed on: one `MPI_Alltoallv`. `out` must hold exactly the items the counts add up
-  /// to, allocated beforehand (its allocation agreed on in the earlier exchange, e.g. through
-  /// `alltoallv_into`'s `prepare`), and every rank's `counts[q]` must be what rank q passes as its
-  /// `received_counts` entry for it. Items travel as one contiguous type, so the counts and their
-  /// sums need fit MPI's ints in items, not bytes. Counts that do not add up to the items are
-  /// `Error(invalid_argument)` on this rank only: a broken protocol of the caller's, not a user error.
-  template <class T>
-    requires detail::Transferable<T>
-  void alltoallv_known(std::span<const T> items, std::span<const int> counts, std::span<T> out,
-                       std::span<const int> received_counts) const {
-    alltoallv_known_bytes(items.data(), items.size(), counts, out.data(), out.size(), received_counts, sizeof(T));
+    return out;
   }
 
   /// Collective: `value` reduced over the ranks by `op`, the same on every rank. A floating-point
@@ -297,15 +233,6 @@ class Communicator {
   // byte-count check, then thrown).
   void alltoallv_bytes(const void* items, std::span<const int> counts, void* out, std::span<const int> received,
                        std::size_t item_size, std::optional<Error> failed) const;
-  // alltoallv_reusing's table: fills `received`; true when no rank failed and every rank's items
-  // fit its room (the same answer on every rank).
-  [[nodiscard]] bool exchange_count_table(std::span<const int> counts, std::size_t items, std::size_t item_size,
-                                          bool failed, std::size_t room, std::vector<int>& received) const;
-  // Its exchange when the table allowed it: no agreement, no allocation (layouts on the stack).
-  void alltoallv_table_bytes(const void* items, std::span<const int> counts, void* out, std::span<const int> received,
-                             std::size_t item_size) const;
-  void alltoallv_known_bytes(const void* items, std::size_t item_count, std::span<const int> counts, void* out,
-                             std::size_t out_count, std::span<const int> received, std::size_t item_size) const;
   [[nodiscard]] Error receive_buffer_failed(std::string_view where, std::size_t bytes) const;
   // `out` resized to `items`; an allocation failure is returned (for the ranks to agree on), not thrown.
   template <class T>

@@ -125,9 +125,9 @@ TYPED_TEST(AssociativeArrayTest, RedistributionToAUserMapWithEmptyRanks) {
   histogram<TypeParam>(KeyMap<TypeParam>(), skewed);
 }
 
-// A stream of batches whose sizes shrink, grow and jump on one rank (the domain reuses its routing
-// buffers: batches that fit them skip the allocation agreement, larger ones agree first), with
-// accumulations, lookups with a missing value and membership tests, against a serial table.
+// A stream of batches whose sizes shrink, grow, are empty or jump on one rank, with accumulations,
+// lookups with a missing value and membership tests, against a serial table (a guard for any
+// exchange that keeps state from one batch to the next; bench/assoc-reuse-experiment.txt).
 TYPED_TEST(AssociativeArrayTest, BatchesThatShrinkGrowAndJumpMatchASerialTable) {
   using Key = TypeParam;
   Communicator comm(MPI_COMM_WORLD);
