@@ -858,6 +858,17 @@ tessera_status tessera_checkpoint_save(const char* path, tessera_array array, co
  *  distribution and number of ranks that saved it (TESSERA_ERR_IO, TESSERA_ERR_MISMATCH). The
  *  dataset's checksum is verified: a damaged or truncated file is TESSERA_ERR_IO. */
 tessera_status tessera_checkpoint_load(const char* path, tessera_array array, const char* name);
+/** Collective over `comm`: the box table of checkpoint `path`, saved from an array over a box-set
+ *  distribution (tessera_dist_from_boxes), for a restart: `*ndim` its dimensions, `*domain` the
+ *  domain's box, min(count, capacity) boxes and their owners when saved (either pointer may be
+ *  NULL), `*count` the number of boxes and `*ranks` the number of ranks that saved it. Pass the
+ *  lists to tessera_dist_from_boxes on the same rank count, or reassign them with
+ *  tessera_assign_boxes on another, then tessera_checkpoint_load each array. TESSERA_ERR_IO if the
+ *  file cannot be opened or read; TESSERA_ERR_MISMATCH if it holds no box table (saved from
+ *  another kind of distribution) or one of more than 3 dimensions; on every rank. */
+tessera_status tessera_checkpoint_saved_boxes(tessera_comm comm, const char* path, int* ndim, tessera_box* domain,
+                                              tessera_box* boxes, int* owners, size_t capacity, size_t* count,
+                                              int* ranks);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 // tessera_load_* (deterministic emulated load) and tessera_checkpoint_* (HDF5 checkpoints of one
-// array).
+// array, and the box table a box-set checkpoint carries).
 #include "convert.hpp"
 #include "tessera/io/checkpoint.hpp"
 
@@ -60,6 +60,37 @@ tessera_status tessera_checkpoint_save(const char* path, tessera_array array, co
       else
         fail_c(TESSERA_ERR_WRONG_TYPE, "argument 'array' holds ", type_name(type_code<T>()),
                ", which a checkpoint cannot hold");
+    });
+  });
+}
+
+tessera_status tessera_checkpoint_saved_boxes(tessera_comm comm, const char* path, int* ndim, tessera_box* domain,
+                                              tessera_box* boxes, int* owners, size_t capacity, size_t* count,
+                                              int* ranks) {
+  return guarded("tessera_checkpoint_saved_boxes", [&] {
+    const auto c = get<CommObject>(comm, "comm");
+    require_pointer("path", path);
+    require_pointer("ndim", ndim);
+    require_pointer("domain", domain);
+    require_pointer("count", count);
+    require_pointer("ranks", ranks);
+    // The table's dimension decides N; io::saved_boxes<N> then reads and checks it as C++ does
+    // (a second read of a small table, collective like the first).
+    const std::size_t dims = io::detail::read_box_table(c->comm, path).dims;
+    if (dims < 1 || dims > 3)
+      fail_c(TESSERA_ERR_MISMATCH, "'", path, "' holds a box table of ", dims,
+             "-D boxes; the C API handles 1 to 3 dimensions");
+    with_ndim(static_cast<int>(dims), "ndim", [&](auto tag) {
+      constexpr std::size_t N = decltype(tag)::value;
+      const io::SavedBoxes<N> saved = io::saved_boxes<N>(c->comm, path);
+      *ndim = static_cast<int>(N);
+      *domain = from_box(saved.domain);
+      *count = saved.boxes.size();
+      *ranks = saved.ranks;
+      for (std::size_t i = 0; i < saved.boxes.size() && i < capacity; ++i) {
+        if (boxes) boxes[i] = from_box(saved.boxes[i]);
+        if (owners) owners[i] = saved.owners[i];
+      }
     });
   });
 }

@@ -100,6 +100,36 @@ TEST(LevelHierarchy, NestingRegionHoldsExactlyTheCellsWhoseNeighbourhoodIsHeld) 
   }
 }
 
+// The same in 3-D against brute force, and a level without holes is its own nesting region, box
+// for box in its order (what keeps regrids over hole-free levels unchanged).
+TEST(LevelHierarchy, NestingRegionIn3DAndOfAHoleFreeLevel) {
+  std::mt19937_64 rng(17);
+  for (int k = 0; k < 12; ++k) {
+    const Box<3> domain({0, 0, 0}, {6 + static_cast<index_t>(rng() % 4), 6, 5 + static_cast<index_t>(rng() % 3)});
+    std::vector<Box<3>> boxes, all;
+    for (index_t x = 0; x < domain.hi[0]; x += 2)
+      for (index_t y = 0; y < domain.hi[1]; y += 3)
+        for (index_t z = 0; z < domain.hi[2]; z += 2) {
+          const Box<3> b = intersect(Box<3>({x, y, z}, {x + 2, y + 3, z + 2}), domain);
+          all.push_back(b);
+          if (rng() % 5 != 0) boxes.push_back(b);
+        }
+    const index_t w = static_cast<index_t>(rng() % 3);
+    const BoxSet<3> whole(domain, all, std::vector<int>(all.size(), 0), 1);
+    EXPECT_EQ(nesting_region(whole, w), BoxList<3>(all)) << "width " << w;
+    if (boxes.empty()) continue;
+    const BoxSet<3> set(domain, boxes, std::vector<int>(boxes.size(), 0), 1);
+    const BoxList<3> region = nesting_region(set, w);
+    EXPECT_TRUE(is_disjoint(region));
+    for_each_point(domain, [&](const Point<3>& p) {
+      bool held = true;
+      for_each_point(intersect(grow(Box<3>(p, p + Point<3>::filled(1)), w), domain),
+                     [&](const Point<3>& q) { held = held && set.find(q).has_value(); });
+      EXPECT_EQ(contains(region, p), held) << p << " width " << w;
+    });
+  }
+}
+
 /// Every rank's plan lists the same copies between it and each peer, and the copies into each
 /// intermediate patch cover exactly its fetched region.
 TEST(CoarseFinePlan, RanksAgreeAndEveryPatchGetsItsRegionOnce) {
