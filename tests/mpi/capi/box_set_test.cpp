@@ -24,6 +24,19 @@ const tessera_box kDomain = {{0, 0, 0}, {8, 8, 0}};
 double value_at(std::int64_t i, std::int64_t j) { return static_cast<double>(10 * i + j + 1); }
 bool in_hole(std::int64_t i, std::int64_t j) { return i >= 4 && j >= 4; }
 
+/// Sets every cell of the boxes `rank` owns to value_at.
+void set_owned_values(tessera_array a, const int* owners, int rank) {
+  for (std::size_t b = 0; b < kCount; ++b) {
+    if (owners[b] != rank) continue;
+    for (int64_t i = kBoxes[b].lo[0]; i < kBoxes[b].hi[0]; ++i)
+      for (int64_t j = kBoxes[b].lo[1]; j < kBoxes[b].hi[1]; ++j) {
+        const int64_t p[2] = {i, j};
+        const double v = value_at(i, j);
+        ASSERT_OK(tessera_array_set(a, p, TESSERA_DOUBLE, &v));
+      }
+  }
+}
+
 class CApiBoxSet : public CApiTest {};
 
 TEST_F(CApiBoxSet, LShapeWithAHoleUpdatesGhostsAcrossBoxes) {
@@ -44,9 +57,9 @@ TEST_F(CApiBoxSet, LShapeWithAHoleUpdatesGhostsAcrossBoxes) {
     for (std::size_t i = 0; i < kCount; ++i) {
       EXPECT_EQ(back_owners[i], owners[i]);
       for (int e = 0; e < 2; ++e) EXPECT_TRUE(back[i].lo[e] == kBoxes[i].lo[e] && back[i].hi[e] == kBoxes[i].hi[e]);
-      int rank = -1;
-      ASSERT_OK(tessera_dist_owner(d, kBoxes[i].lo, &rank));
-      EXPECT_EQ(rank, owners[i]);
+      int owner = -1;
+      ASSERT_OK(tessera_dist_owner(d, kBoxes[i].lo, &owner));
+      EXPECT_EQ(owner, owners[i]);
     }
     const int64_t hole_point[2] = {6, 6};
     int nobody = -1;
@@ -58,15 +71,7 @@ TEST_F(CApiBoxSet, LShapeWithAHoleUpdatesGhostsAcrossBoxes) {
     g.lower[0] = g.lower[1] = g.upper[0] = g.upper[1] = 1;
     tessera_array a = nullptr;
     ASSERT_OK(tessera_array_create(dom, TESSERA_DOUBLE, &g, &a));
-    for (std::size_t b = 0; b < kCount; ++b) {
-      if (owners[b] != rank) continue;
-      for (int64_t i = kBoxes[b].lo[0]; i < kBoxes[b].hi[0]; ++i)
-        for (int64_t j = kBoxes[b].lo[1]; j < kBoxes[b].hi[1]; ++j) {
-          const int64_t p[2] = {i, j};
-          const double v = value_at(i, j);
-          ASSERT_OK(tessera_array_set(a, p, TESSERA_DOUBLE, &v));
-        }
-    }
+    set_owned_values(a, owners, rank);
     ASSERT_OK(tessera_array_update_ghosts(a));
     for (std::size_t b = 0; b < kCount; ++b) {
       if (owners[b] != rank) continue;
@@ -106,15 +111,7 @@ TEST_F(CApiBoxSet, ACheckpointCarriesItsBoxTableForARestart) {
   tessera_domain dom = domain_of(d);
   tessera_array a = nullptr;
   ASSERT_OK(tessera_array_create(dom, TESSERA_DOUBLE, nullptr, &a));
-  for (std::size_t b = 0; b < kCount; ++b) {
-    if (owners[b] != rank) continue;
-    for (int64_t i = kBoxes[b].lo[0]; i < kBoxes[b].hi[0]; ++i)
-      for (int64_t j = kBoxes[b].lo[1]; j < kBoxes[b].hi[1]; ++j) {
-        const int64_t p[2] = {i, j};
-        const double v = value_at(i, j);
-        ASSERT_OK(tessera_array_set(a, p, TESSERA_DOUBLE, &v));
-      }
-  }
+  set_owned_values(a, owners, rank);
   ASSERT_OK(tessera_checkpoint_save(path.c_str(), a, "u"));
 
   int ndim = 0, ranks = 0;
