@@ -351,6 +351,20 @@ tessera_status tessera_dist_from_boxes(int ndim, int comm_size, const tessera_bo
  *  finite and >= 0) or NULL for the boxes' cell counts. Deterministic. Not collective. */
 tessera_status tessera_assign_boxes(int ndim, int comm_size, const tessera_box* boxes, size_t count,
                                     tessera_box_assignment policy, const double* weights, int* owners);
+/** D3-ARC's step for box sets (docs/box-sets.md, "Balancing"): of the boxes whose owner in `target`
+ *  differs from `current` (count entries each), moves only those with the best gain per cell until
+ *  a fraction `delta` (in [0, 1]) of the excess load is removed; `weights` (count entries, finite and
+ *  >= 0: measured seconds per box, say) or NULL for the boxes' cell counts. Writes the owners after
+ *  the step into `owners` (count entries; may be `current`); `moved` (the boxes that change owner),
+ *  `cells` (the cells they hold) and `excess_before` / `excess_after` (sum over ranks of the load
+ *  above the mean) may each be NULL. Pass the result to tessera_dist_from_boxes and redistribute
+ *  the domain to it. Deterministic (ties to the lower box index); not collective: every rank
+ *  computes the same step from the same lists. An owner outside [0, comm_size), a bad weight or
+ *  delta: INVALID_ARGUMENT, nothing written. */
+tessera_status tessera_incremental_box_step(int ndim, int comm_size, const tessera_box* boxes, size_t count,
+                                            const int* current, const int* target, double delta,
+                                            const double* weights, int* owners, size_t* moved, uint64_t* cells,
+                                            double* excess_before, double* excess_after);
 /** The boxes of a box-set distribution and their owners: writes min(count, capacity) of each
  *  (either pointer may be NULL) and sets `*count` to the number of boxes. MISMATCH for a
  *  distribution that is not a box set. */

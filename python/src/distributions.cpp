@@ -135,6 +135,26 @@ std::vector<int> assign_boxes(const BoxLists& boxes, int comm_size, const std::s
   });
 }
 
+// D3-ARC's step for box sets: (owners after, moved box indices, cells moved, excess before, after).
+py::tuple incremental_box_step(const BoxLists& boxes, const std::vector<int>& current, const std::vector<int>& target,
+                               int comm_size, double delta, const std::vector<double>& weights) {
+  constexpr const char* where = "incremental_box_step";
+  if (boxes.empty()) {
+    // No box to move; the arguments are still checked as the C++ call checks them.
+    const auto step = tessera::incremental_box_step<1>(std::vector<tessera::Box<1>>{}, current, target, comm_size,
+                                                       delta, weights);
+    return py::make_tuple(step.owners, std::vector<std::size_t>{}, step.cells, step.excess_before, step.excess_after);
+  }
+  return with_dimension(boxes.front().first.size(), where, [&](auto dim) {
+    constexpr std::size_t N = decltype(dim)::value;
+    const auto list = boxes_of<N>(boxes, where);
+    const auto step = tessera::incremental_box_step<N>(list, current, target, comm_size, delta, weights);
+    std::vector<std::size_t> moved;
+    for (const tessera::BoxMove& m : step.moves) moved.push_back(m.box);
+    return py::make_tuple(step.owners, moved, step.cells, step.excess_before, step.excess_after);
+  });
+}
+
 template <std::size_t N>
 void bind_distribution(py::module_& m) {
   using D = tessera::Distribution<N>;
@@ -191,6 +211,7 @@ void bind_distributions(py::module_& m) {
   m.def("_from_spec", &from_spec);
   m.def("_box_set", &box_set);
   m.def("_assign_boxes", &assign_boxes);
+  m.def("_incremental_box_step", &incremental_box_step);
 }
 
 }  // namespace tessera_python

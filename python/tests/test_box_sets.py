@@ -55,6 +55,41 @@ def test_bad_box_sets_raise(comm):
     assert tessera.Distribution((4, 4), [tessera.block(), tessera.block()]).box_set is None
 
 
+def _excess(owners, weights, ranks):
+    loads = [0.0] * ranks
+    for o, w in zip(owners, weights):
+        loads[o] += w
+    mean = sum(loads) / ranks
+    return sum(max(0.0, x - mean) for x in loads)
+
+
+@pytest.mark.parametrize("delta", [0.0, 0.5, 1.0])
+@pytest.mark.parametrize("measured", [False, True])
+def test_incremental_box_step_against_its_definition(comm, delta, measured):
+    ranks = 3
+    cells = [(b[1][0] - b[0][0]) * (b[1][1] - b[0][1]) for b in BOXES]
+    weights = [4.0, 1.0, 2.5, 0.5] if measured else None
+    current = [0, 0, 0, 0]
+    target = tessera.assign_boxes(BOXES, "knapsack", weights=weights, size=ranks)
+    step = tessera.incremental_box_step(BOXES, current, target, delta, weights=weights, size=ranks)
+    owners = step["owners"]
+    w = weights or [float(c) for c in cells]
+    assert all(o in (c, t) for o, c, t in zip(owners, current, target))  # each box stays or goes to its target
+    assert sorted(step["moved"]) == [i for i in range(4) if owners[i] != current[i]]
+    assert step["cells"] == sum(cells[i] for i in step["moved"])
+    assert step["excess_before"] == pytest.approx(_excess(current, w, ranks))
+    assert step["excess_after"] == pytest.approx(_excess(owners, w, ranks))
+    assert step["excess_after"] <= step["excess_before"]
+    if delta == 0.0:
+        assert owners == current and step["moved"] == []
+    if delta == 1.0:
+        assert owners == list(target)
+    with pytest.raises(tessera.InvalidArgumentError):
+        tessera.incremental_box_step(BOXES, current, target, 1.5, size=ranks)
+    with pytest.raises(tessera.InvalidArgumentError):
+        tessera.incremental_box_step(BOXES, current, [0, ranks, 0, 0], 0.5, size=ranks)
+
+
 def test_box_balancer_moves_boxes_off_a_slow_rank_and_keeps_values(comm):
     size = comm.Get_size()
     # 16 boxes of 4x4 over [0,16)x[0,16), all on rank 0 at first.

@@ -1,8 +1,11 @@
-// tessera_dist_from_boxes, tessera_assign_boxes, tessera_dist_box_set: box-set distributions
-// (tessera/layout/box_set.hpp, box_assignment.hpp) from C.
+// tessera_dist_from_boxes, tessera_assign_boxes, tessera_incremental_box_step, tessera_dist_box_set:
+// box-set distributions (tessera/layout/box_set.hpp, box_assignment.hpp, balance/box_balance.hpp)
+// from C.
+#include <algorithm>
 #include <vector>
 
 #include "convert.hpp"
+#include "tessera/balance/box_balance.hpp"
 
 using namespace tessera;
 using namespace tessera::capi;
@@ -58,6 +61,31 @@ tessera_status tessera_assign_boxes(int ndim, int comm_size, const tessera_box* 
       const auto w = weights ? std::vector<double>(weights, weights + count) : std::vector<double>{};
       const auto assigned = assign_boxes<N>(list, comm_size, how, w);
       std::copy(assigned.begin(), assigned.end(), owners);
+    });
+  });
+}
+
+tessera_status tessera_incremental_box_step(int ndim, int comm_size, const tessera_box* boxes, size_t count,
+                                            const int* current, const int* target, double delta,
+                                            const double* weights, int* owners, size_t* moved, uint64_t* cells,
+                                            double* excess_before, double* excess_after) {
+  return guarded("tessera_incremental_box_step", [&] {
+    if (count > 0) {
+      require_pointer("current", current);
+      require_pointer("target", target);
+      require_pointer("owners", owners);
+    }
+    with_ndim(ndim, "ndim", [&](auto n) {
+      constexpr std::size_t N = decltype(n)::value;
+      const auto list = to_boxes<N>(boxes, count);
+      const std::vector<int> from(current, current + count), to(target, target + count);
+      const auto w = weights ? std::vector<double>(weights, weights + count) : std::vector<double>{};
+      const IncrementalBoxStep step = incremental_box_step<N>(list, from, to, comm_size, delta, w);
+      std::copy(step.owners.begin(), step.owners.end(), owners);  // after every check: nothing written on a throw
+      if (moved) *moved = step.moves.size();
+      if (cells) *cells = step.cells;
+      if (excess_before) *excess_before = step.excess_before;
+      if (excess_after) *excess_after = step.excess_after;
     });
   });
 }

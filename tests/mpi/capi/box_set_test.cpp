@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "capi_checks.hpp"
+#include "tessera/balance/box_balance.hpp"  // the C++ step: the serial reference
 
 namespace tessera::capi_testing {
 namespace {
@@ -178,6 +179,62 @@ TEST_F(CApiBoxSet, ACheckpointCarriesItsBoxTableForARestart) {
   ASSERT_OK(tessera_array_free(&a));
   ASSERT_OK(tessera_domain_free(&dom));
   ASSERT_OK(tessera_dist_free(&d));
+}
+
+// tessera_incremental_box_step against the C++ step it wraps (the serial reference), for Δ = 0,
+// 0.5 and 1 with cell and measured weights; bad input writes nothing.
+TEST_F(CApiBoxSet, IncrementalBoxStepMatchesTheCppStep) {
+  const int ranks = 3;
+  const int current[kCount] = {0, 0, 0, 0};
+  int target[kCount];
+  ASSERT_OK(tessera_assign_boxes(2, ranks, kBoxes, kCount, TESSERA_ASSIGN_KNAPSACK, nullptr, target));
+  std::vector<Box<2>> boxes;
+  for (const tessera_box& b : kBoxes) boxes.push_back(Box<2>({b.lo[0], b.lo[1]}, {b.hi[0], b.hi[1]}));
+  const double seconds[kCount] = {4.0, 1.0, 2.5, 0.5};
+  for (const double delta : {0.0, 0.5, 1.0})
+    for (const double* w : {static_cast<const double*>(nullptr), seconds}) {
+      SCOPED_TRACE(::testing::Message() << "delta " << delta << (w ? ", measured weights" : ", cell counts"));
+      int owners[kCount] = {-1, -1, -1, -1};
+      size_t moved = 99;
+      uint64_t cells = 99;
+      double before = -1, after = -1;
+      ASSERT_OK(tessera_incremental_box_step(2, ranks, kBoxes, kCount, current, target, delta, w, owners, &moved, &cells,
+                                             &before, &after));
+      const auto want = incremental_box_step<2>(boxes, std::vector<int>(current, current + kCount),
+                                                std::vector<int>(target, target + kCount), ranks, delta,
+                                                w ? std::vector<double>(w, w + kCount) : std::vector<double>{});
+      EXPECT_EQ(std::vector<int>(owners, owners + kCount), want.owners);
+      EXPECT_EQ(moved, want.moves.size());
+      EXPECT_EQ(cells, want.cells);
+      EXPECT_EQ(before, want.excess_before);
+      EXPECT_EQ(after, want.excess_after);
+      if (delta == 0.0) {
+        EXPECT_EQ(moved, 0u);
+      }
+      if (delta == 1.0) {
+        EXPECT_EQ(std::vector<int>(owners, owners + kCount), std::vector<int>(target, target + kCount));
+      }
+      // The optional outputs may be NULL.
+      ASSERT_OK(tessera_incremental_box_step(2, ranks, kBoxes, kCount, current, target, delta, w, owners, nullptr,
+                                             nullptr, nullptr, nullptr));
+    }
+  int owners[kCount] = {7, 7, 7, 7};
+  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_incremental_box_step(2, ranks, kBoxes, kCount, current, target, 1.5,
+                                                                            nullptr, owners, nullptr, nullptr, nullptr,
+                                                                            nullptr));
+  expect_error_mentions({"tessera_incremental_box_step", "delta"});
+  const int outside[kCount] = {0, 3, 0, 0};
+  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_incremental_box_step(2, ranks, kBoxes, kCount, current, outside,
+                                                                            0.5, nullptr, owners, nullptr, nullptr,
+                                                                            nullptr, nullptr));
+  const double negative[kCount] = {1, -1, 1, 1};
+  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_incremental_box_step(2, ranks, kBoxes, kCount, current, target,
+                                                                            0.5, negative, owners, nullptr, nullptr,
+                                                                            nullptr, nullptr));
+  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_incremental_box_step(2, ranks, kBoxes, kCount, current, target,
+                                                                            0.5, nullptr, nullptr, nullptr, nullptr,
+                                                                            nullptr, nullptr));
+  EXPECT_EQ(std::vector<int>(owners, owners + kCount), std::vector<int>(kCount, 7)) << "nothing written on an error";
 }
 
 TEST_F(CApiBoxSet, BadInputIsAnErrorAndMakesNothing) {
