@@ -458,6 +458,16 @@ typedef enum tessera_boundary {
 tessera_status tessera_array_set_boundary(tessera_array array, int axis, int high, tessera_boundary rule,
                                           tessera_type type, const void* value);
 
+/** Sets the rule for ghost cells inside the domain box that no box of a box-set distribution holds
+ *  (its holes, docs/box-sets.md "Ghost cells over holes"), applied by every later ghost update
+ *  after the exchange and before the side rules: TESSERA_BOUNDARY_NONE (left as written, the
+ *  default) or TESSERA_BOUNDARY_CONSTANT (`type` the array's, `value` one element). A
+ *  distribution without holes has no such cells. Not collective, but every rank must set the same
+ *  rule. TESSERA_ERR_INVALID_ARGUMENT for a reflect or an extrapolation (a hole has no face to work
+ *  from), the rule unchanged. */
+tessera_status tessera_array_set_hole_boundary(tessera_array array, tessera_boundary rule, tessera_type type,
+                                               const void* value);
+
 /** Collective: fills every ghost layer from the owners of those indices, then applies the
  *  boundary rules (tessera_array_set_boundary). */
 tessera_status tessera_array_update_ghosts(tessera_array array);

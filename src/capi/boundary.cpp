@@ -1,5 +1,6 @@
-// tessera_array_set_boundary: the boundary rules of an array (array/boundary_rules.hpp) from C,
-// one side at a time. Not collective, but every rank must set the same rules.
+// tessera_array_set_boundary, tessera_array_set_hole_boundary: the boundary rules of an array
+// (array/boundary_rules.hpp) from C, one side (or the holes of a box set) at a time. Not
+// collective, but every rank must set the same rules.
 #include <cstring>
 
 #include "convert.hpp"
@@ -41,6 +42,31 @@ BoundaryRules<T, N> with_side(const DistArray<T, N>& x, std::size_t axis, bool h
   return rules;
 }
 
+// The rules of `x` with the rule for ghost cells over holes replaced by `rule` (none or constant).
+template <class T, std::size_t N>
+BoundaryRules<T, N> with_holes(const DistArray<T, N>& x, tessera_boundary rule, const void* value) {
+  BoundaryRules<T, N> rules = x.boundary();
+  switch (rule) {
+    case TESSERA_BOUNDARY_NONE: rules.holes(boundary::none()); break;
+    case TESSERA_BOUNDARY_CONSTANT: {
+      require_pointer("value", value);
+      T v;
+      std::memcpy(&v, value, sizeof v);
+      rules.holes(boundary::constant(v));
+      break;
+    }
+    case TESSERA_BOUNDARY_REFLECT:
+    case TESSERA_BOUNDARY_REFLECT_ODD:
+    case TESSERA_BOUNDARY_EXTRAPOLATE:
+      fail_c(TESSERA_ERR_INVALID_ARGUMENT, "argument 'rule' = ", static_cast<int>(rule),
+             " has no face to work from inside a hole: use TESSERA_BOUNDARY_CONSTANT or TESSERA_BOUNDARY_NONE");
+    default:
+      fail_c(TESSERA_ERR_INVALID_ARGUMENT, "argument 'rule' = ", static_cast<int>(rule),
+             " is not a tessera_boundary (TESSERA_BOUNDARY_NONE ... TESSERA_BOUNDARY_EXTRAPOLATE)");
+  }
+  return rules;
+}
+
 }  // namespace
 
 extern "C" {
@@ -57,6 +83,15 @@ tessera_status tessera_array_set_boundary(tessera_array array, int axis, int hig
       if (high != 0 && high != 1) fail_c(TESSERA_ERR_INVALID_ARGUMENT, "argument 'high' = ", high, " must be 0 or 1");
       x.set_boundary(with_side(x, static_cast<std::size_t>(axis), high == 1, rule, value));
     });
+  });
+}
+
+tessera_status tessera_array_set_hole_boundary(tessera_array array, tessera_boundary rule, tessera_type type,
+                                               const void* value) {
+  return guarded("tessera_array_set_hole_boundary", [&] {
+    const auto a = get<ArrayObject>(array, "array");
+    if (rule == TESSERA_BOUNDARY_CONSTANT) check_type(*a, type);
+    visit_array(*a, [&](auto& x) { x.set_boundary(with_holes(x, rule, value)); });
   });
 }
 

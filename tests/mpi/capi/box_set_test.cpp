@@ -237,6 +237,56 @@ TEST_F(CApiBoxSet, IncrementalBoxStepMatchesTheCppStep) {
   EXPECT_EQ(std::vector<int>(owners, owners + kCount), std::vector<int>(kCount, 7)) << "nothing written on an error";
 }
 
+// A constant over the hole: after a ghost update, every ghost cell of the L-shape's boxes that lies
+// in the hole holds it, the others their neighbours' values; NONE afterwards leaves them as they
+// are; a reflect or an extrapolation, a wrong type and a missing value are refused, rule unchanged.
+TEST_F(CApiBoxSet, AConstantOverTheHoleFillsItsGhostCells) {
+  int owners[kCount];
+  ASSERT_OK(tessera_assign_boxes(2, size, kBoxes, kCount, TESSERA_ASSIGN_KNAPSACK, nullptr, owners));
+  tessera_dist d = nullptr;
+  ASSERT_OK(tessera_dist_from_boxes(2, size, &kDomain, kBoxes, kCount, owners, &d));
+  tessera_domain dom = domain_of(d);
+  tessera_ghosts g = {};
+  g.lower[0] = g.lower[1] = g.upper[0] = g.upper[1] = 1;
+  tessera_array a = nullptr;
+  ASSERT_OK(tessera_array_create(dom, TESSERA_DOUBLE, &g, &a));
+  set_owned_values(a, owners, rank);
+  const double wall = -7.5;
+  ASSERT_OK(tessera_array_set_hole_boundary(a, TESSERA_BOUNDARY_CONSTANT, TESSERA_DOUBLE, &wall));
+  const auto check_ghosts = [&](const char* when) {
+    for (std::size_t b = 0; b < kCount; ++b) {
+      if (owners[b] != rank) continue;
+      for (int64_t i = kBoxes[b].lo[0] - 1; i <= kBoxes[b].hi[0]; ++i)
+        for (int64_t j = kBoxes[b].lo[1] - 1; j <= kBoxes[b].hi[1]; ++j) {
+          if (i < 0 || j < 0 || i >= 8 || j >= 8) continue;  // outside the domain box: no rule set
+          const int64_t p[2] = {i, j};
+          double got = 0;
+          ASSERT_OK(tessera_array_get(a, p, TESSERA_DOUBLE, &got));
+          EXPECT_EQ(got, in_hole(i, j) ? wall : value_at(i, j)) << when << " at (" << i << ", " << j << ")";
+        }
+    }
+  };
+  ASSERT_OK(tessera_array_update_ghosts(a));
+  check_ghosts("constant");
+  ASSERT_OK(tessera_array_set_hole_boundary(a, TESSERA_BOUNDARY_NONE, TESSERA_DOUBLE, nullptr));
+  ASSERT_OK(tessera_array_update_ghosts(a));
+  check_ghosts("none after constant");
+  for (const tessera_boundary refused : {TESSERA_BOUNDARY_REFLECT, TESSERA_BOUNDARY_REFLECT_ODD,
+                                         TESSERA_BOUNDARY_EXTRAPOLATE, static_cast<tessera_boundary>(42)}) {
+    EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_array_set_hole_boundary(a, refused, TESSERA_DOUBLE, &wall));
+  }
+  expect_error_mentions({"tessera_array_set_hole_boundary", "'rule' = 42"});
+  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT,
+                tessera_array_set_hole_boundary(a, TESSERA_BOUNDARY_CONSTANT, TESSERA_DOUBLE, nullptr));
+  const int32_t wrong = 3;
+  EXPECT_NE(tessera_array_set_hole_boundary(a, TESSERA_BOUNDARY_CONSTANT, TESSERA_INT32, &wrong), TESSERA_OK);
+  ASSERT_OK(tessera_array_update_ghosts(a));
+  check_ghosts("after the refusals");  // still none: the values stay as the constant left them
+  ASSERT_OK(tessera_array_free(&a));
+  ASSERT_OK(tessera_domain_free(&dom));
+  ASSERT_OK(tessera_dist_free(&d));
+}
+
 TEST_F(CApiBoxSet, BadInputIsAnErrorAndMakesNothing) {
   int owners[kCount] = {0, 0, 0, 0};
   tessera_dist d = nullptr;
