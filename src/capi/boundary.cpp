@@ -10,6 +10,15 @@ using namespace tessera::capi;
 
 namespace {
 
+// The element `value` points to, for TESSERA_BOUNDARY_CONSTANT (its type checked by the caller).
+template <class T>
+T constant_value(const void* value) {
+  require_pointer("value", value);
+  T v;
+  std::memcpy(&v, value, sizeof v);
+  return v;
+}
+
 // The rules of `x` with the side (axis, high) replaced by `rule`; TESSERA_ERR_INVALID_ARGUMENT for
 // a rule the element type cannot follow (an odd reflect or an extrapolation of points).
 template <class T, std::size_t N>
@@ -21,13 +30,7 @@ BoundaryRules<T, N> with_side(const DistArray<T, N>& x, std::size_t axis, bool h
     case TESSERA_BOUNDARY_NONE: set(boundary::none()); break;
     case TESSERA_BOUNDARY_REFLECT: set(boundary::reflect(1)); break;
     case TESSERA_BOUNDARY_REFLECT_ODD: set(boundary::reflect(-1)); break;
-    case TESSERA_BOUNDARY_CONSTANT: {
-      require_pointer("value", value);
-      T v;
-      std::memcpy(&v, value, sizeof v);
-      set(boundary::constant(v));
-      break;
-    }
+    case TESSERA_BOUNDARY_CONSTANT: set(boundary::constant(constant_value<T>(value))); break;
     case TESSERA_BOUNDARY_EXTRAPOLATE:
       if constexpr (requires(const T& a, index_t k) { T(a + T(k) * (a - a)); }) {
         set(boundary::extrapolate());
@@ -48,13 +51,7 @@ BoundaryRules<T, N> with_holes(const DistArray<T, N>& x, tessera_boundary rule, 
   BoundaryRules<T, N> rules = x.boundary();
   switch (rule) {
     case TESSERA_BOUNDARY_NONE: rules.holes(boundary::none()); break;
-    case TESSERA_BOUNDARY_CONSTANT: {
-      require_pointer("value", value);
-      T v;
-      std::memcpy(&v, value, sizeof v);
-      rules.holes(boundary::constant(v));
-      break;
-    }
+    case TESSERA_BOUNDARY_CONSTANT: rules.holes(boundary::constant(constant_value<T>(value))); break;
     case TESSERA_BOUNDARY_REFLECT:
     case TESSERA_BOUNDARY_REFLECT_ODD:
     case TESSERA_BOUNDARY_EXTRAPOLATE:

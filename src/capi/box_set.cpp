@@ -70,17 +70,13 @@ tessera_status tessera_incremental_box_step(int ndim, int comm_size, const tesse
                                             const double* weights, int* owners, size_t* moved, uint64_t* cells,
                                             double* excess_before, double* excess_after) {
   return guarded("tessera_incremental_box_step", [&] {
-    if (count > 0) {
-      require_pointer("current", current);
-      require_pointer("target", target);
-      require_pointer("owners", owners);
-    }
+    if (count > 0) require_pointer("owners", owners);
     with_ndim(ndim, "ndim", [&](auto n) {
       constexpr std::size_t N = decltype(n)::value;
       const auto list = to_boxes<N>(boxes, count);
-      const std::vector<int> from(current, current + count), to(target, target + count);
       const auto w = weights ? std::vector<double>(weights, weights + count) : std::vector<double>{};
-      const IncrementalBoxStep step = incremental_box_step<N>(list, from, to, comm_size, delta, w);
+      const IncrementalBoxStep step = incremental_box_step<N>(list, to_vector(current, count, "current"),
+                                                              to_vector(target, count, "target"), comm_size, delta, w);
       std::copy(step.owners.begin(), step.owners.end(), owners);  // after every check: nothing written on a throw
       if (moved) *moved = step.moves.size();
       if (cells) *cells = step.cells;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,25 @@ void set_owned_values(tessera_array a, const int* owners, int rank) {
         const int64_t p[2] = {i, j};
         const double v = value_at(i, j);
         ASSERT_OK(tessera_array_set(a, p, TESSERA_DOUBLE, &v));
+      }
+  }
+}
+
+/// Checks every in-domain cell of the boxes `rank` owns, grown by one: a held cell has value_at,
+/// a cell over the hole `hole_value` (not checked when none is given: no rule set there).
+void expect_cells_around_owned_boxes(tessera_array a, const int* owners, int rank, std::optional<double> hole_value,
+                                     const char* when) {
+  for (std::size_t b = 0; b < kCount; ++b) {
+    if (owners[b] != rank) continue;
+    for (int64_t i = kBoxes[b].lo[0] - 1; i <= kBoxes[b].hi[0]; ++i)
+      for (int64_t j = kBoxes[b].lo[1] - 1; j <= kBoxes[b].hi[1]; ++j) {
+        if (i < 0 || j < 0 || i >= 8 || j >= 8) continue;  // outside the domain box: no rule set
+        if (in_hole(i, j) && !hole_value) continue;         // no box holds them
+        const int64_t p[2] = {i, j};
+        double got = -1;
+        ASSERT_OK(tessera_array_get(a, p, TESSERA_DOUBLE, &got));
+        EXPECT_EQ(got, in_hole(i, j) ? *hole_value : value_at(i, j))
+            << when << " at (" << i << ", " << j << ") around box " << b;
       }
   }
 }
@@ -74,17 +94,7 @@ TEST_F(CApiBoxSet, LShapeWithAHoleUpdatesGhostsAcrossBoxes) {
     ASSERT_OK(tessera_array_create(dom, TESSERA_DOUBLE, &g, &a));
     set_owned_values(a, owners, rank);
     ASSERT_OK(tessera_array_update_ghosts(a));
-    for (std::size_t b = 0; b < kCount; ++b) {
-      if (owners[b] != rank) continue;
-      for (int64_t i = kBoxes[b].lo[0] - 1; i <= kBoxes[b].hi[0]; ++i)
-        for (int64_t j = kBoxes[b].lo[1] - 1; j <= kBoxes[b].hi[1]; ++j) {
-          if (i < 0 || j < 0 || i >= 8 || j >= 8 || in_hole(i, j)) continue;  // no box holds them
-          const int64_t p[2] = {i, j};
-          double got = -1;
-          ASSERT_OK(tessera_array_get(a, p, TESSERA_DOUBLE, &got));
-          EXPECT_EQ(got, value_at(i, j)) << "at (" << i << ", " << j << ") around box " << b;
-        }
-    }
+    expect_cells_around_owned_boxes(a, owners, rank, std::nullopt, "no hole rule");
     // The gathered image: every held cell, and 0 over the hole (the C API gathers into a fresh image).
     std::vector<double> image(64, -5.0);
     ASSERT_OK(tessera_array_gather_to_all(a, TESSERA_DOUBLE, image.data(), 64));
@@ -253,24 +263,11 @@ TEST_F(CApiBoxSet, AConstantOverTheHoleFillsItsGhostCells) {
   set_owned_values(a, owners, rank);
   const double wall = -7.5;
   ASSERT_OK(tessera_array_set_hole_boundary(a, TESSERA_BOUNDARY_CONSTANT, TESSERA_DOUBLE, &wall));
-  const auto check_ghosts = [&](const char* when) {
-    for (std::size_t b = 0; b < kCount; ++b) {
-      if (owners[b] != rank) continue;
-      for (int64_t i = kBoxes[b].lo[0] - 1; i <= kBoxes[b].hi[0]; ++i)
-        for (int64_t j = kBoxes[b].lo[1] - 1; j <= kBoxes[b].hi[1]; ++j) {
-          if (i < 0 || j < 0 || i >= 8 || j >= 8) continue;  // outside the domain box: no rule set
-          const int64_t p[2] = {i, j};
-          double got = 0;
-          ASSERT_OK(tessera_array_get(a, p, TESSERA_DOUBLE, &got));
-          EXPECT_EQ(got, in_hole(i, j) ? wall : value_at(i, j)) << when << " at (" << i << ", " << j << ")";
-        }
-    }
-  };
   ASSERT_OK(tessera_array_update_ghosts(a));
-  check_ghosts("constant");
+  expect_cells_around_owned_boxes(a, owners, rank, wall, "constant");
   ASSERT_OK(tessera_array_set_hole_boundary(a, TESSERA_BOUNDARY_NONE, TESSERA_DOUBLE, nullptr));
   ASSERT_OK(tessera_array_update_ghosts(a));
-  check_ghosts("none after constant");
+  expect_cells_around_owned_boxes(a, owners, rank, wall, "none after constant");
   for (const tessera_boundary refused : {TESSERA_BOUNDARY_REFLECT, TESSERA_BOUNDARY_REFLECT_ODD,
                                          TESSERA_BOUNDARY_EXTRAPOLATE, static_cast<tessera_boundary>(42)}) {
     EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_array_set_hole_boundary(a, refused, TESSERA_DOUBLE, &wall));
@@ -281,7 +278,7 @@ TEST_F(CApiBoxSet, AConstantOverTheHoleFillsItsGhostCells) {
   const int32_t wrong = 3;
   EXPECT_NE(tessera_array_set_hole_boundary(a, TESSERA_BOUNDARY_CONSTANT, TESSERA_INT32, &wrong), TESSERA_OK);
   ASSERT_OK(tessera_array_update_ghosts(a));
-  check_ghosts("after the refusals");  // still none: the values stay as the constant left them
+  expect_cells_around_owned_boxes(a, owners, rank, wall, "after the refusals");  // still none: the values stay as the constant left them
   ASSERT_OK(tessera_array_free(&a));
   ASSERT_OK(tessera_domain_free(&dom));
   ASSERT_OK(tessera_dist_free(&d));
