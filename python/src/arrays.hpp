@@ -1,6 +1,6 @@
 #pragma once
 // The DistArray classes of one element type, N = 1..3: the class (construction, shape, ghosts)
-// plus the methods of array_views.hpp, array_movement.hpp and array_reductions.hpp and the remap
+// plus the methods of array_views.hpp, array_movement.hpp, array_boundary.hpp and array_reductions.hpp and the remap
 // functions. Instantiated once per element type by arrays_<dtype>.cpp, so that the five
 // instantiations compile in parallel.
 #include <memory>
@@ -9,6 +9,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include "array_boundary.hpp"
 #include "array_movement.hpp"
 #include "array_reductions.hpp"
 #include "array_views.hpp"
@@ -40,6 +41,7 @@ void bind_array(pybind11::module_& m) {
       .def_property_readonly("reallocations", [](const A& a) { return a.array.reallocations(); });
   add_view_methods<T, N>(cls);
   add_movement_methods<T, N>(cls);
+  add_boundary_methods<T, N>(cls);
   add_reduction_methods<T, N>(cls);
   add_remap_functions<T, N>(m);
   add_reduce_into<T, N>(m);

@@ -38,6 +38,7 @@ from ._collections import SparseDomain, SparseArray, AssociativeDomain, Associat
 from ._balance import Balancer, BoxBalancer
 from ._pictures import Picture, show, plan
 from ._groups import ProcessorGroups, copy_between_groups, copy_section_between_groups
+from . import boundary
 
 __all__ = [
     "Error", "InvalidArgumentError", "OutOfRangeError", "IndexOverflowError", "MismatchError", "MPIError",
@@ -46,5 +47,5 @@ __all__ = [
     "Ghosts", "Distribution", "Domain", "from_spec", "box_set", "assign_boxes", "incremental_box_step", "relabel_for_locality", "Redistribution",
     "DistArray", "DTYPES", "SparseDomain", "SparseArray", "AssociativeDomain", "AssociativeArray", "COLLECTION_DTYPES", "CombineOp", "copy", "copy_section", "flood", "transpose", "reduce_into", "reduced_distribution",
     "Balancer", "BoxBalancer", "SectionTimer", "BalanceStep", "save", "load", "saved_boxes", "Picture", "show", "plan",
-    "ProcessorGroups", "copy_between_groups", "copy_section_between_groups",
+    "ProcessorGroups", "copy_between_groups", "copy_section_between_groups", "boundary",
 ]
