@@ -1,6 +1,6 @@
 !> tessera for Fortran 2008: processor grids, distributions, domains, arrays of real(c_double)
-!> with ghost layers, ghost updates, redistribution, gather and scatter, over the C API (tessera.h)
-!> through iso_c_binding. See docs/fortran.md.
+!> with ghost layers, ghost updates, redistribution, gather and scatter, disjoint processor groups
+!> and copies between them, over the C API (tessera.h) through iso_c_binding. See docs/fortran.md.
 !>
 !> Index order. Everything here is in Fortran's order: the first index varies fastest in memory.
 !> tessera itself is row-major (the last index fastest), so the module reverses the dimensions at
@@ -58,6 +58,12 @@ module tessera
     type(c_ptr) :: h = c_null_ptr
     integer :: rank = -1  ! this rank in the communicator of the array's domain
   end type
+  !> Disjoint groups of a communicator's ranks, each with a communicator of its own (ZPL's
+  !> disjoint grids): make it with tessera_groups_create.
+  type, public :: tessera_groups
+    private
+    type(c_ptr) :: h = c_null_ptr
+  end type
 
   !> One dimension's distribution (tessera_dim_spec): make it with tessera_block(), tessera_cyclic(),
   !> tessera_block_cyclic(b), tessera_cut(boundaries) or tessera_collapsed().
@@ -84,6 +90,8 @@ module tessera
   public :: tessera_array_create, tessera_owned, tessera_local, tessera_update_ghosts
   public :: tessera_gather, tessera_scatter, tessera_sum, tessera_free
   public :: tessera_scalapack_descriptor, tessera_blacs_process_map
+  public :: tessera_groups_create, tessera_groups_count, tessera_groups_group_of, tessera_groups_my_group
+  public :: tessera_groups_comm, tessera_copy_between_groups
 
   !> call tessera_local(array, u): u points at this rank's storage, ghosts included, indexed by
   !> global indices (see tessera_owned). Valid until the domain is redistributed.
@@ -101,7 +109,7 @@ module tessera
   !> call tessera_free(handle): releases any handle (arrays keep their domain alive, domains their
   !> communicator, so any order is fine); free every handle before MPI_Finalize.
   interface tessera_free
-    module procedure free_comm, free_grid, free_dist, free_domain, free_array
+    module procedure free_comm, free_grid, free_dist, free_domain, free_array, free_groups
   end interface
 
 contains
@@ -733,6 +741,91 @@ contains
   end subroutine
 
   ! ---------------------------------------------------------------------------------------------
+  ! Processor groups (ZPL's disjoint grids; docs/fortran.md)
+  ! ---------------------------------------------------------------------------------------------
+
+  !> Collective over `parent`: splits its ranks into size(sizes) disjoint groups, each with a
+  !> communicator of its own. Groups are numbered from 0, as MPI ranks are: group g holds sizes(g+1)
+  !> parent ranks, and `ranks` lists group 0's, then group 1's, ...; a rank may be in no group.
+  !> Every rank passes the same lists; an empty group, a rank outside the parent or in two groups
+  !> is TESSERA_ERR_INVALID_ARGUMENT on every rank.
+  subroutine tessera_groups_create(parent, ranks, sizes, groups, status)
+    type(tessera_comm), intent(in) :: parent
+    integer, intent(in) :: ranks(:), sizes(:)
+    type(tessera_groups), intent(out) :: groups
+    integer, intent(out), optional :: status
+    integer(c_int) :: r(max(size(ranks), 1)), n(max(size(sizes), 1))
+    r = 0
+    n = 0
+    r(1:size(ranks)) = int(ranks, c_int)
+    n(1:size(sizes)) = int(sizes, c_int)
+    call finish(c_groups_create(parent%h, r, n, int(size(sizes), c_int), groups%h), status)
+  end subroutine
+
+  subroutine tessera_groups_count(groups, count, status)
+    type(tessera_groups), intent(in) :: groups
+    integer, intent(out) :: count
+    integer, intent(out), optional :: status
+    integer(c_int) :: n
+    call finish(c_groups_count(groups%h, n), status)
+    count = int(n)
+  end subroutine
+
+  !> The group holding parent rank `parent_rank`, or -1 if none does.
+  subroutine tessera_groups_group_of(groups, parent_rank, group, status)
+    type(tessera_groups), intent(in) :: groups
+    integer, intent(in) :: parent_rank
+    integer, intent(out) :: group
+    integer, intent(out), optional :: status
+    integer(c_int) :: g
+    call finish(c_groups_group_of(groups%h, int(parent_rank, c_int), g), status)
+    group = int(g)
+  end subroutine
+
+  !> This rank's group, or -1 if it is in none.
+  subroutine tessera_groups_my_group(groups, group, status)
+    type(tessera_groups), intent(in) :: groups
+    integer, intent(out) :: group
+    integer, intent(out), optional :: status
+    integer(c_int) :: g
+    call finish(c_groups_my_group(groups%h, g), status)
+    group = int(g)
+  end subroutine
+
+  !> Collective over this rank's group: a communicator of the group's ranks, for domains whose
+  !> collectives involve the group only (free it with tessera_free). On a rank in no group:
+  !> TESSERA_ERR_INVALID_ARGUMENT.
+  subroutine tessera_groups_comm(groups, comm, status)
+    type(tessera_groups), intent(in) :: groups
+    type(tessera_comm), intent(out) :: comm
+    integer, intent(out), optional :: status
+    call finish(c_groups_comm(groups%h, comm%h), status)
+  end subroutine
+
+  !> Collective over the groups' parent (every parent rank calls it, ranks in neither group too):
+  !> dst := src across two groups, arrays over the same box. `from` and `to` are the distributions
+  !> (each for its group's number of ranks), passed alike by every rank; the ranks of `from_group`
+  !> pass src=, those of `to_group` dst=, the others neither. Fails on every rank before anything
+  !> moves (TESSERA_ERR_INVALID_ARGUMENT) for a group that does not exist, the same group twice, a
+  !> distribution for another number of ranks than its group, an array missing or passed outside
+  !> its group or over another distribution than named.
+  subroutine tessera_copy_between_groups(groups, from_group, from, to_group, to, status, src, dst)
+    type(tessera_groups), intent(in) :: groups
+    integer, intent(in) :: from_group, to_group
+    type(tessera_dist), intent(in) :: from, to
+    integer, intent(out), optional :: status
+    type(tessera_array), intent(in), optional :: src
+    type(tessera_array), intent(in), optional :: dst
+    type(c_ptr) :: s, d
+    s = c_null_ptr
+    d = c_null_ptr
+    if (present(src)) s = src%h
+    if (present(dst)) d = dst%h
+    call finish(c_copy_between_groups(groups%h, C_TESSERA_DOUBLE, int(from_group, c_int), from%h, s, &
+                                      int(to_group, c_int), to%h, d), status)
+  end subroutine
+
+  ! ---------------------------------------------------------------------------------------------
   ! Freeing and helpers
   ! ---------------------------------------------------------------------------------------------
 
@@ -760,6 +853,11 @@ contains
     type(tessera_array), intent(inout) :: handle
     integer, intent(out), optional :: status
     call finish(c_array_free(handle%h), status)
+  end subroutine
+  subroutine free_groups(handle, status)
+    type(tessera_groups), intent(inout) :: handle
+    integer, intent(out), optional :: status
+    call finish(c_groups_free(handle%h), status)
   end subroutine
 
   pure function reversed(a) result(r)

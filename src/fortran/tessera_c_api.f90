@@ -199,6 +199,49 @@ module tessera_c_api
       integer(c_int), value :: op, type
       integer(c_int) :: c_array_reduce
     end function
+    function c_groups_create(parent, ranks, sizes, count, out) bind(C, name="tessera_groups_create")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: parent
+      integer(c_int), intent(in) :: ranks(*), sizes(*)
+      integer(c_int), value :: count
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: c_groups_create
+    end function
+    function c_groups_count(groups, count) bind(C, name="tessera_groups_count")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: groups
+      integer(c_int), intent(out) :: count
+      integer(c_int) :: c_groups_count
+    end function
+    function c_groups_group_of(groups, parent_rank, group) bind(C, name="tessera_groups_group_of")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: groups
+      integer(c_int), value :: parent_rank
+      integer(c_int), intent(out) :: group
+      integer(c_int) :: c_groups_group_of
+    end function
+    function c_groups_my_group(groups, group) bind(C, name="tessera_groups_my_group")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: groups
+      integer(c_int), intent(out) :: group
+      integer(c_int) :: c_groups_my_group
+    end function
+    function c_groups_comm(groups, out) bind(C, name="tessera_groups_comm")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: groups
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: c_groups_comm
+    end function
+    function c_copy_between_groups(groups, type, from_group, from, src, to_group, to, dst) &
+        bind(C, name="tessera_copy_between_groups")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: groups
+      integer(c_int), value :: type, from_group
+      type(c_ptr), value :: from, src
+      integer(c_int), value :: to_group
+      type(c_ptr), value :: to, dst
+      integer(c_int) :: c_copy_between_groups
+    end function
   end interface
 
   abstract interface
@@ -210,11 +253,12 @@ module tessera_c_api
     end function
   end interface
 
-  ! The five tessera_*_free functions have c_free's interface.
+  ! The six tessera_*_free functions have c_free's interface.
   procedure(c_free), bind(C, name="tessera_comm_free") :: c_comm_free
   procedure(c_free), bind(C, name="tessera_grid_free") :: c_grid_free
   procedure(c_free), bind(C, name="tessera_dist_free") :: c_dist_free
   procedure(c_free), bind(C, name="tessera_domain_free") :: c_domain_free
   procedure(c_free), bind(C, name="tessera_array_free") :: c_array_free
+  procedure(c_free), bind(C, name="tessera_groups_free") :: c_groups_free
 
 end module tessera_c_api

@@ -8,14 +8,14 @@ program module_test
   use, intrinsic :: iso_c_binding, only: c_double
   use mpi_f08
   use tessera
+  use test_checks
   implicit none
   type(tessera_comm) :: comm
-  integer :: rank, nranks, failures, all_failures, live
+  integer :: rank, nranks, live
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   call MPI_Comm_size(MPI_COMM_WORLD, nranks)
-  failures = 0
   call tessera_comm_create(MPI_COMM_WORLD%MPI_VAL, comm)
   call three_dimensional_periodic()
   call one_dimensional_cyclic()
@@ -24,22 +24,10 @@ program module_test
   call tessera_live_handles(live)
   call expect(live == 0, 'every handle freed')
 
-  call MPI_Allreduce(failures, all_failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
-  if (rank == 0 .and. all_failures == 0) write(*, '(a, i0, a)') 'fortran module test: ', nranks, &
-                                                                 ' ranks, all checks passed'
-  if (all_failures /= 0) error stop 1
+  call finish_checks('fortran module test')
   call MPI_Finalize()
 
 contains
-
-  subroutine expect(condition, what)
-    logical, intent(in) :: condition
-    character(*), intent(in) :: what
-    if (.not. condition) then
-      write(*, '(a, i0, a, a)') 'rank ', rank, ': failed: ', what
-      failures = failures + 1
-    end if
-  end subroutine
 
   pure real(c_double) function f3(i, j, k)
     integer, intent(in) :: i, j, k

@@ -8,18 +8,18 @@ program scalapack_test
   use, intrinsic :: iso_c_binding, only: c_double
   use mpi_f08
   use tessera
+  use test_checks
   implicit none
   integer, parameter :: m = 37, k = 23, n = 29
   integer, parameter :: blocks(3) = [1, 7, 32]
   type(tessera_comm) :: comm
   real(c_double), allocatable :: a_whole(:, :), b_whole(:, :), c_whole(:, :), want(:, :)
-  integer :: rank, nranks, failures, all_failures, nprow, b, i, j
+  integer :: rank, nranks, nprow, b, i, j
   external :: blacs_get, blacs_gridmap, blacs_gridexit, pdgemm
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   call MPI_Comm_size(MPI_COMM_WORLD, nranks)
-  failures = 0
   call tessera_comm_create(MPI_COMM_WORLD%MPI_VAL, comm)
   if (rank == 0) then
     allocate(a_whole(m, k), b_whole(k, n), c_whole(m, n))
@@ -45,10 +45,7 @@ program scalapack_test
   end do
   call tessera_free(comm)
 
-  call MPI_Allreduce(failures, all_failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
-  if (rank == 0 .and. all_failures == 0) write(*, '(a, i0, a)') 'fortran scalapack test: ', nranks, &
-                                                                 ' ranks, all checks passed'
-  if (all_failures /= 0) error stop 1
+  call finish_checks('fortran scalapack test')
   call MPI_Finalize()
 
 contains
@@ -105,12 +102,4 @@ contains
     call tessera_free(grid)
   end subroutine
 
-  subroutine expect(condition, what)
-    logical, intent(in) :: condition
-    character(*), intent(in) :: what
-    if (.not. condition) then
-      write(*, '(a, i0, a, a)') 'rank ', rank, ': failed: ', what
-      failures = failures + 1
-    end if
-  end subroutine
 end program
