@@ -3,13 +3,17 @@
 // the code a user would otherwise write. Also the nesting region of an AMR level with holes
 // (layout/level_hierarchy.hpp), box by box through the set's spatial index, against the direct
 // version that subtracts every grown hole from every box (what tessera did before, quadratic).
+// And Berger-Rigoutsos clustering of a ring of tags inside that nesting region, against the same
+// clustering with no allowed region (what the region adds to the clustering itself).
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "tessera/geometry.hpp"
+#include "tessera/geometry/berger_rigoutsos.hpp"
 #include "tessera/layout/level_hierarchy.hpp"
 
 namespace {
@@ -112,6 +116,40 @@ void nesting_region_direct(benchmark::State& state, index_t side) {
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(level.size()));
 }
 
+/// The cells of a ring (a moving front) of width 6 around the centre of a side*8 square.
+std::vector<Point<2>> ring_tags(index_t side) {
+  const index_t n = side * 8;
+  const double centre = static_cast<double>(n) / 2.0, radius = static_cast<double>(n) / 3.0;
+  std::vector<Point<2>> tags;
+  for (index_t i = 0; i < n; ++i)
+    for (index_t j = 0; j < n; ++j)
+      if (std::abs(std::hypot(static_cast<double>(i) - centre, static_cast<double>(j) - centre) - radius) < 3.0)
+        tags.push_back(Point<2>{i, j});
+  return tags;
+}
+
+tessera::ClusterOptions<2> ring_options() {
+  tessera::ClusterOptions<2> opt;
+  opt.blocking_factor = {2, 2};
+  opt.max_extent = {64, 64};
+  return opt;
+}
+
+void cluster_in_nesting_region(benchmark::State& state, index_t side) {
+  const auto level = level_with_holes(side);
+  const auto allowed = tessera::nesting_region(level, 1);
+  const auto tags = ring_tags(side);
+  for (auto _ : state) benchmark::DoNotOptimize(tessera::cluster_tags<2>(tags, level.domain(), ring_options(), allowed));
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(allowed.size()));
+}
+
+void cluster_unrestricted(benchmark::State& state, index_t side) {
+  const auto level = level_with_holes(side);
+  const auto tags = ring_tags(side);
+  for (auto _ : state) benchmark::DoNotOptimize(tessera::cluster_tags<2>(tags, level.domain(), ring_options()));
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(level.size()));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -127,6 +165,12 @@ int main(int argc, char** argv) {
     const std::string name = "geometry/nesting-region-" + std::to_string(side) + "x" + std::to_string(side) + "-boxes";
     benchmark::RegisterBenchmark((name + "/tessera").c_str(), nesting_region_indexed, side);
     benchmark::RegisterBenchmark((name + "/anchor=every-hole-from-every-box").c_str(), nesting_region_direct, side);
+  }
+  for (const index_t side : {32, 100}) {
+    const std::string name = "geometry/cluster-tags-in-nesting-region-" + std::to_string(side) + "x" +
+                             std::to_string(side) + "-boxes";
+    benchmark::RegisterBenchmark((name + "/tessera").c_str(), cluster_in_nesting_region, side);
+    benchmark::RegisterBenchmark((name + "/anchor=no-allowed-region").c_str(), cluster_unrestricted, side);
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

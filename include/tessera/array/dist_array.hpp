@@ -51,6 +51,7 @@ namespace tessera {
 
 namespace detail {
 struct GhostBoundary;  // lets the fused update_ghosts(u, v, ...) apply each array's boundary rules
+struct ForeignGhostUpdate;  // lets a MultiblockArray run its schedule as its array's split-phase update
 }
 
 /// A rank's view of one patch of its storage: a dense N-d array (row-major, or column-major for an
@@ -268,9 +269,7 @@ class DistArray final {
                                     halo_schedule_key(dist, ghosts(), dom.rank()), {dist.hash()}, sizeof(T), nullptr,
                                     halo_charge(dist.domain(), ghosts(), sizeof(T)), true,
                                     [&] { return halo_schedule(dist, ghosts(), dom.rank(), &dom.cache()); });
-    detail::discard_on_throw(dom.cache(), mover.get(), [&] { mover->start(storage_.buffer(), storage_.buffer()); });
-    storage_.watch(mover.get());  // the domain refuses to move the storage while it is in flight
-    ghost_update_ = std::move(mover);
+    start_ghost_update(std::move(mover));
   }
   /// Collective: completes the update `begin_update_ghosts` started, then applies the boundary
   /// rules (`set_boundary`) to the ghost cells outside the domain.
@@ -278,10 +277,7 @@ class DistArray final {
     const auto checked = check_call("DistArray::end_update_ghosts");
     if (!ghost_update_)
       fail(ErrorCode::invalid_argument, "DistArray::end_update_ghosts: no ghost update is in flight");
-    // Released whatever happens: a mover that failed here leaves the cache (never started again).
-    auto mover = std::move(ghost_update_);
-    storage_.watch(nullptr);
-    detail::discard_on_throw(domain_.cache(), mover.get(), [&] { mover->wait(); });
+    finish_ghost_update();
     fill_boundary();
   }
   /// True while a ghost update started by `begin_update_ghosts` is not yet completed.
@@ -439,6 +435,21 @@ class DistArray final {
 
  private:
   friend struct detail::GhostBoundary;
+  friend struct detail::ForeignGhostUpdate;
+
+  // The two halves of a split-phase update around `mover` (this array's halo schedule, or another
+  // schedule over its storage: detail::ForeignGhostUpdate).
+  void start_ghost_update(ExecutorHandle<Mover> mover) {
+    detail::discard_on_throw(domain_.cache(), mover.get(), [&] { mover->start(storage_.buffer(), storage_.buffer()); });
+    storage_.watch(mover.get());  // the domain refuses to move the storage while it is in flight
+    ghost_update_ = std::move(mover);
+  }
+  void finish_ghost_update() {
+    // Released whatever happens: a mover that failed here leaves the cache (never started again).
+    auto mover = std::move(ghost_update_);
+    storage_.watch(nullptr);
+    detail::discard_on_throw(domain_.cache(), mover.get(), [&] { mover->wait(); });
+  }
 
   // Collective the first time after the rules or the distribution changed: makes this rank's fill
   // plan and agrees across ranks that every rule's reads are stored (a thin patch may not hold them).
@@ -566,6 +577,20 @@ struct GhostBoundary {
   template <class T, std::size_t N>
   static void fill(DistArray<T, N>& a) {
     a.fill_boundary();
+  }
+};
+/// Runs a schedule other than the array's own halo (a multiblock domain's, interfaces included) as
+/// the array's split-phase ghost update: the mover is held where `begin_update_ghosts` holds it, so
+/// `ghost_update_in_flight`, the destructor and the domain's refusal to move busy storage treat
+/// both alike. `finish` waits for it and applies no boundary rules.
+struct ForeignGhostUpdate {
+  template <class T, std::size_t N>
+  static void start(DistArray<T, N>& a, ExecutorHandle<Mover> mover) {
+    a.start_ghost_update(std::move(mover));
+  }
+  template <class T, std::size_t N>
+  static void finish(DistArray<T, N>& a) {
+    a.finish_ghost_update();
   }
 };
 }  // namespace detail

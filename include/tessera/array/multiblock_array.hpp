@@ -8,20 +8,26 @@
 /// embedded coordinates (`offset(b)` away from block b's own); `at(b, p)` and `for_each_owned`
 /// speak block coordinates. `update_ghosts()` runs ONE cached schedule — every block's own halo and
 /// every interface, orientations applied — through the domain's exchange cache and a kept `Mover`,
-/// as `DistArray::update_ghosts` does.
+/// as `DistArray::update_ghosts` does; `begin_update_ghosts`/`end_update_ghosts` split it around
+/// interior work, and `accumulate_ghosts(op)` runs it backwards (ghosts combined into what they mirror).
 /// \code
 ///   tessera::MultiblockDomain<2> dom(world, tessera::MultiblockLayout<2>(blocks, interfaces));
 ///   tessera::MultiblockArray<double, 2> u(dom, tessera::ghosts<2>(1).faces_only());
 ///   u.for_each_owned([](std::size_t block, const tessera::Point<2>& p, double& x) { x = f(block, p); });
 ///   u.update_ghosts();  // Collective
+///   dom.redistribute({block_0_elsewhere, block_1_elsewhere});  // Collective: every array follows
+///   u.accumulate_ghosts(tessera::CombineOp::add);  // Collective: ghosts added into what they mirror
 ///   tessera::copy_section(u, {0, box_in_0}, w, {2, box_in_2}, turn);  // PARTI's regular section move
 /// \endcode
 
 #include <cstddef>
+#include <optional>
 #include <utility>
+#include <vector>
 
 #include "tessera/array/dist_array.hpp"
 #include "tessera/array/domain.hpp"
+#include "tessera/exchange/allocation_agreement.hpp"
 #include "tessera/exchange/kept_mover.hpp"
 #include "tessera/layout/multiblock.hpp"
 #include "tessera/plan/multiblock_plan.hpp"
@@ -39,9 +45,33 @@ class MultiblockDomain {
 
   [[nodiscard]] const MultiblockLayout<N>& layout() const noexcept { return layout_; }
   /// The domain of the embedded box set: its communicator, exchange cache and registry of arrays.
-  /// Redistributing it leaves the multiblock layout behind (`update_ghosts` then refuses).
+  /// Redistributing it directly leaves the multiblock layout behind (`update_ghosts` then refuses):
+  /// use `redistribute` below.
   [[nodiscard]] Domain<N>& domain() noexcept { return domain_; }
   [[nodiscard]] const Domain<N>& domain() const noexcept { return domain_; }
+
+  /// Collective: gives every block a new distribution (`blocks[b]` over the same box as block b
+  /// now: block, cut, cyclic, a box set with holes, a processor subset...), the interfaces and
+  /// `max_ghost_width` kept. Every array over the domain keeps its values wherever the old and the
+  /// new layout both hold a cell (`Domain::redistribute` of the embedded box set, preserving: the
+  /// blocks keep their places in the embedding, so a cell keeps its embedded index); cells only the
+  /// new layout holds are 0, ghosts need an update. Throws `Error` on every rank with nothing
+  /// changed: `invalid_argument` for another number of blocks, a block over another box, a layout
+  /// for another rank count, or an array with a ghost update in flight; what `MultiblockLayout`
+  /// and `Domain::redistribute` throw (`out_of_memory` included).
+  void redistribute(std::vector<Distribution<N>> blocks) {
+    constexpr const char* where = "MultiblockDomain::redistribute";
+    if (blocks.size() != layout_.block_count())
+      fail(ErrorCode::invalid_argument, where, ": ", blocks.size(), " blocks given, the layout has ", layout_.block_count());
+    for (std::size_t b = 0; b < blocks.size(); ++b)
+      if (blocks[b].domain() != layout_.block_box(b))
+        fail(ErrorCode::invalid_argument, where, ": block ", b, " is given over ", blocks[b].domain(),
+             ", but the block is ", layout_.block_box(b), " (a redistribution keeps the blocks' boxes)");
+    MultiblockLayout<N> next = checked(domain_.comm(), MultiblockLayout<N>(std::move(blocks), layout_.interfaces(),
+                                                                           layout_.max_ghost_width()));
+    domain_.redistribute(next.embedded());  // every rank, or none, moves (Domain's agreement)
+    layout_ = std::move(next);
+  }
 
  private:
   static MultiblockLayout<N> checked(const Communicator& comm, MultiblockLayout<N> layout) {
@@ -96,24 +126,69 @@ class MultiblockArray {
   }
 
   /// Collective: fills every ghost — each block's from its own cells, across interfaces from the
-  /// glued block with the orientation applied — with one cached schedule and one kept mover.
-  /// Throws `Error(invalid_argument)` if the domain was redistributed away from the layout.
+  /// glued block with the orientation applied — with one cached schedule and one kept mover
+  /// (`begin_update_ghosts` then `end_update_ghosts`). Throws `Error(invalid_argument)` if the
+  /// domain was redistributed away from the layout or an update is in flight.
   void update_ghosts() {
-    const Domain<N>& dom = dom_->domain();
+    begin_update_ghosts();
+    end_update_ghosts();
+  }
+  /// Collective: starts `update_ghosts` (receives posted, owned and interface cells sent). Until
+  /// `end_update_ghosts`, owned cells may be read, and written where no ghost mirrors them; ghosts
+  /// must not be touched, and the domain refuses to be redistributed. Throws
+  /// `Error(invalid_argument)` if an update of this array (or of `array()`) is already in flight or
+  /// the domain was redistributed away from the layout; nothing started.
+  void begin_update_ghosts() {
+    constexpr const char* where = "MultiblockArray::begin_update_ghosts";
+    const Domain<N>& dom = laid_out_domain(where);
+    if (array_.ghost_update_in_flight()) fail(ErrorCode::invalid_argument, where, ": a ghost update is already in flight");
     const MultiblockLayout<N>& mb = dom_->layout();
-    if (dom.distribution().hash() != mb.embedded().hash())
-      fail(ErrorCode::invalid_argument,
-           "MultiblockArray::update_ghosts: the domain was redistributed away from its multiblock layout");
     const int rank = dom.rank();
     const GhostSpec<N>& g = array_.ghosts();
-    detail::run_kept("MultiblockArray::update_ghosts", dom.cache(), dom.comm(),
-                     multiblock_ghost_schedule_key(mb, g, rank), {mb.embedded().hash()}, sizeof(T), nullptr,
+    auto mover = detail::kept_mover("MultiblockArray::update_ghosts", dom.cache(), dom.comm(),
+                                    multiblock_ghost_schedule_key(mb, g, rank), {mb.embedded().hash()}, sizeof(T),
+                                    nullptr, halo_charge(mb.embedded().domain(), g, sizeof(T)), true,
+                                    [&] { return multiblock_ghost_schedule(mb, g, rank, &dom.cache()); });
+    detail::ForeignGhostUpdate::start(array_, std::move(mover));
+  }
+  /// Collective: completes the update `begin_update_ghosts` started. Throws
+  /// `Error(invalid_argument)` if none is in flight.
+  void end_update_ghosts() {
+    if (!array_.ghost_update_in_flight())
+      fail(ErrorCode::invalid_argument, "MultiblockArray::end_update_ghosts: no ghost update is in flight");
+    detail::ForeignGhostUpdate::finish(array_);
+  }
+  /// True between `begin_update_ghosts` and `end_update_ghosts`.
+  [[nodiscard]] bool ghost_update_in_flight() const noexcept { return array_.ghost_update_in_flight(); }
+
+  /// Collective: the reverse of `update_ghosts`: every ghost that an update fills is combined with
+  /// `op` into the cell it mirrors — in its own block, or across an interface through the inverse
+  /// orientation (KeLP's accumulate; finite-volume fluxes or particle deposits that cross a block
+  /// face). Ghosts an update leaves alone (block corners, beyond a thinner block, over a hole) are
+  /// not read; ghosts are not changed. One cached schedule (the ghost schedule reversed) and one
+  /// kept mover per element type and `op`. Throws `Error(invalid_argument)` as `begin_update_ghosts`.
+  void accumulate_ghosts(CombineOp op = CombineOp::add) {
+    constexpr const char* where = "MultiblockArray::accumulate_ghosts";
+    const Domain<N>& dom = laid_out_domain(where);
+    if (array_.ghost_update_in_flight()) fail(ErrorCode::invalid_argument, where, ": a ghost update is in flight");
+    const MultiblockLayout<N>& mb = dom_->layout();
+    const int rank = dom.rank();
+    const GhostSpec<N>& g = array_.ghosts();
+    detail::run_kept(where, dom.cache(), dom.comm(), multiblock_accumulate_schedule_key(mb, g, rank),
+                     {mb.embedded().hash()}, sizeof(T), combine_function<T>(op),
                      halo_charge(mb.embedded().domain(), g, sizeof(T)),
-                     [&] { return multiblock_ghost_schedule(mb, g, rank, &dom.cache()); }, array_.data(),
+                     [&] { return multiblock_accumulate_schedule(mb, g, rank, &dom.cache()); }, array_.data(),
                      array_.data());
   }
 
  private:
+  // The embedded domain, checked to be still laid out as the multiblock layout says.
+  const Domain<N>& laid_out_domain(const char* where) const {
+    const Domain<N>& dom = dom_->domain();
+    if (dom.distribution().hash() != dom_->layout().embedded().hash())
+      fail(ErrorCode::invalid_argument, where, ": the domain was redistributed away from its multiblock layout");
+    return dom;
+  }
   Point<N> embed(std::size_t b, const Point<N>& p) const {
     const Point<N>& off = dom_->layout().offset(b);
     Point<N> q;
@@ -131,27 +206,52 @@ class MultiblockArray {
   DistArray<T, N> array_;
 };
 
-/// Collective: PARTI's regular section move. Box `from.box` of block `from.block` of `src` onto box
-/// `to.box` of block `to.block` of `dst` (the same array or another over the same domain), offsets
-/// laid on by `o` (plan/multiblock_section_move.hpp): the cells the blocks' boxes hold are read and
-/// written (a hole of a box-set block is neither), ghosts are not touched; one cached schedule in the domain's exchange cache and a kept `Mover`.
+/// Collective: PARTI's regular section move. Section `from` (box `from.box` of block `from.block`,
+/// every `from.stride`-th index along each axis, all by default) of `src` onto section `to` of
+/// `dst` (the same array or another over the same domain), point numbers laid on by `o`
+/// (plan/multiblock_section_move.hpp): the cells the blocks' boxes hold are read and written (a
+/// hole of a box-set block is neither), ghosts are not touched; one cached schedule in the domain's
+/// exchange cache and a kept `Mover`, however many strided runs. Within one array, overlapping
+/// sections move as if every cell were read before any is written: the source is then staged in a
+/// copy of this rank's storage (allocated per call, agreed by all ranks before anything moves).
 /// Throws `Error` (on every rank, nothing moved) for arrays over different domains, blocks out of
-/// range, boxes outside their blocks or extents that do not agree under `o`.
+/// range, strides below 1, boxes outside their blocks or point counts that do not agree under `o`.
 template <class T, std::size_t N>
 void copy_section(const MultiblockArray<T, N>& src, const BlockSection<N>& from, MultiblockArray<T, N>& dst,
                   const BlockSection<N>& to, const Orientation<N>& o = {}) {
+  constexpr const char* where = "copy_section (multiblock)";
   if (&src.domain() != &dst.domain())
     fail(ErrorCode::invalid_argument, "copy_section: the multiblock arrays are over different domains");
   const MultiblockLayout<N>& mb = src.domain().layout();
   check_section_move(mb, from, to, o);
   const Domain<N>& dom = src.domain().domain();
   const int rank = dom.rank();
-  detail::run_kept("copy_section (multiblock)", dom.cache(), dom.comm(),
-                   multiblock_section_move_key(mb, src.ghosts(), from, dst.ghosts(), to, o, rank),
-                   {mb.embedded().hash()}, sizeof(T), nullptr, static_cast<std::size_t>(volume(to.box)) * sizeof(T),
-                   [&] { return multiblock_section_move_schedule(mb, src.ghosts(), from, dst.ghosts(), to, o, rank,
-                                                                 &dom.cache()); },
-                   src.array().data(), dst.array().data());
+  std::size_t points = 1;  // the mover's charge: the bytes of the moved points
+  const Point<N> counts = section_counts(to);
+  for (std::size_t d = 0; d < N; ++d) points *= static_cast<std::size_t>(counts[d]);
+  const auto run = [&](const void* from_bytes) {
+    detail::run_kept(where, dom.cache(), dom.comm(),
+                     multiblock_section_move_key(mb, src.ghosts(), from, dst.ghosts(), to, o, rank),
+                     {mb.embedded().hash()}, sizeof(T), nullptr, points * sizeof(T),
+                     [&] {
+                       return multiblock_section_move_schedule(mb, src.ghosts(), from, dst.ghosts(), to, o, rank,
+                                                               &dom.cache());
+                     },
+                     from_bytes, dst.array().data());
+  };
+  // In one array, a cell this rank sends may be one it receives into or copies onto, and the
+  // mover sends in place: the boxes meeting is the same test on every rank.
+  if (&src == &dst && from.block == to.block && intersects(from.box, to.box)) {
+    std::vector<T> staged;
+    std::optional<Error> failed;
+    const auto storage = src.array().storage();
+    detail::capture_failure(failed, dom.comm(), where, storage.size() * sizeof(T), "a copy of the array's storage",
+                            [&] { staged.assign(storage.begin(), storage.end()); });
+    dom.comm().agree(failed);
+    run(staged.data());
+  } else {
+    run(src.array().data());
+  }
 }
 
 }  // namespace tessera

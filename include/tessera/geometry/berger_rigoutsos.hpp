@@ -38,6 +38,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/geometry/box.hpp"
+#include "tessera/geometry/box_index.hpp"
 #include "tessera/geometry/box_list.hpp"
 #include "tessera/geometry/point.hpp"
 #include "tessera/geometry/refinement.hpp"
@@ -111,6 +112,81 @@ template <std::size_t N>
   return {axis, box.lo[axis] + extent(box, axis) / 2};
 }
 
+/// Joins boxes that touch along one axis and have the same extent along every other, until none
+/// do; sorted lexicographically. So the pieces the allowed region is found in (one or a few per
+/// allowed box) become few large boxes where the region is simple, as a nesting region mostly is.
+template <std::size_t N>
+void merge_touching(std::vector<Box<N>>& boxes) {
+  for (bool merged = true; merged;) {
+    merged = false;
+    for (std::size_t d = 0; d < N; ++d) {
+      // Boxes with the same extent off axis d are neighbours in this order, by lo along d.
+      const auto key = [d](const Box<N>& b) {
+        Box<N> k = b;
+        k.lo[d] = k.hi[d] = 0;
+        return k;
+      };
+      std::sort(boxes.begin(), boxes.end(), [&](const Box<N>& a, const Box<N>& b) {
+        const Box<N> ka = key(a), kb = key(b);
+        if (ka.lo != kb.lo || ka.hi != kb.hi) return BoxLexLess{}(ka, kb);
+        return a.lo[d] < b.lo[d];
+      });
+      std::size_t kept = 0;
+      for (std::size_t i = 0; i < boxes.size(); ++i) {
+        if (kept > 0) {
+          Box<N>& last = boxes[kept - 1];
+          const Box<N> kl = key(last), kb = key(boxes[i]);
+          if (kl.lo == kb.lo && kl.hi == kb.hi && last.hi[d] == boxes[i].lo[d]) {
+            last.hi[d] = boxes[i].hi[d];
+            merged = true;
+            continue;
+          }
+        }
+        boxes[kept++] = boxes[i];
+      }
+      boxes.resize(kept);
+    }
+  }
+  std::sort(boxes.begin(), boxes.end(), BoxLexLess{});
+}
+
+/// The allowed region in blocks: the blocks of `whole` (the blocks wholly inside the domain) that
+/// meet no cell outside the union of `allowed` (a block may straddle two allowed boxes), as
+/// disjoint boxes of blocks. Each block is looked at from the allowed box holding its lowest cell,
+/// and the boxes a block may straddle into are found through an index, so the cost is linear in
+/// the allowed boxes. Throws `Error(invalid_argument)` naming two allowed boxes that overlap.
+template <std::size_t N>
+[[nodiscard]] std::vector<Box<N>> allowed_blocks(const Box<N>& whole, const BoxList<N>& allowed,
+                                                 const Point<N>& bf) {
+  if (whole.empty()) return {};
+  if (allowed.empty()) return {whole};
+  const BoxIndex<N> index(std::vector<Box<N>>(allowed.begin(), allowed.end()));
+  for (std::size_t i = 0; i < allowed.size(); ++i)
+    index.for_each_meeting(allowed[i], [&](std::size_t j) {
+      if (j != i)
+        fail(ErrorCode::invalid_argument, "cluster_tags: allowed boxes ", std::min(i, j), " ",
+             allowed[std::min(i, j)], " and ", std::max(i, j), " ", allowed[std::max(i, j)], " overlap");
+    });
+  std::vector<Box<N>> pieces;
+  for (const Box<N>& a : allowed) {
+    Box<N> mine;  // the blocks whose lowest cell lies in a
+    for (std::size_t d = 0; d < N; ++d) {
+      mine.lo[d] = -floor_div(-a.lo[d], bf[d]);
+      mine.hi[d] = -floor_div(-a.hi[d], bf[d]);
+    }
+    mine = intersect(mine, whole);
+    if (mine.empty()) continue;
+    const Box<N> cells = refine(mine, bf);
+    BoxList<N> uncovered{cells};
+    index.for_each_meeting(cells, [&](std::size_t j) { uncovered = difference(uncovered, allowed[j]); });
+    BoxList<N> kept{mine};
+    for (const Box<N>& u : uncovered) kept = difference(kept, coarsen(u, bf));
+    pieces.insert(pieces.end(), kept.begin(), kept.end());
+  }
+  merge_touching(pieces);
+  return pieces;
+}
+
 /// Splits `pts` by `keep(p)`, the true ones first; returns how many are true.
 template <std::size_t N, class Keep>
 std::size_t partition_points(std::vector<Point<N>>& pts, Keep&& keep) {
@@ -122,8 +198,10 @@ std::size_t partition_points(std::vector<Point<N>>& pts, Keep&& keep) {
 /// The boxes covering `tags` (cells of `domain`), inside `allowed` (disjoint boxes; empty means
 /// all of `domain`), as the file comment says. Throws `Error(invalid_argument)` for an efficiency
 /// outside (0, 1], a blocking factor < 1 or a maximum extent below it, and `Error(out_of_range)`
-/// naming the first tag outside `domain`. Cost: O(tags x depth x N) plus a scan of the allowed
-/// region's boxes per piece (meant for the few hundred boxes of a nesting region).
+/// naming the first tag outside `domain`, and `Error(invalid_argument)` for allowed boxes that
+/// overlap. Cost: O(tags x depth x N) plus a linear pass over the allowed boxes (each with the
+/// few it touches, through a `BoxIndex`), and per piece of the recursion the allowed region's
+/// boxes that piece meets.
 template <std::size_t N>
 [[nodiscard]] std::vector<Box<N>> cluster_tags(std::span<const Point<N>> tags, const Box<N>& domain,
                                                const ClusterOptions<N>& options, const BoxList<N>& allowed = {}) {
@@ -138,21 +216,16 @@ template <std::size_t N>
   const Point<N>& bf = options.blocking_factor;
   Point<N> max_blocks;
   for (std::size_t d = 0; d < N; ++d) max_blocks[d] = options.max_extent[d] / bf[d];
-  // The allowed region in blocks: the blocks of the domain that meet no cell outside the union of
-  // the allowed boxes (a block may straddle two allowed boxes).
   Box<N> whole;  // the blocks wholly inside the domain
   for (std::size_t d = 0; d < N; ++d) {
     whole.lo[d] = -floor_div(-domain.lo[d], bf[d]);  // ceiling
     whole.hi[d] = floor_div(domain.hi[d], bf[d]);
   }
-  BoxList<N> outside{domain};
-  for (const Box<N>& a : allowed) outside = difference(outside, a);
-  BoxList<N> region{whole};
-  if (!allowed.empty())
-    for (const Box<N>& o : outside) region = difference(region, coarsen(o, bf));
-  const auto inside_region = [&](const Box<N>& b) {
+  const std::vector<Box<N>> region = detail::br::allowed_blocks(whole, allowed, bf);
+  const BoxIndex<N> region_index(region);
+  const auto inside_region = [&](const Box<N>& b) {  // the region's boxes are disjoint
     index_t in = 0;
-    for (const Box<N>& r : region) in += volume(intersect(r, b));
+    region_index.for_each_meeting(b, [&](std::size_t r) { in += volume(intersect(region[r], b)); });
     return in == volume(b);
   };
   std::vector<Point<N>> blocks;
@@ -161,7 +234,7 @@ template <std::size_t N>
     if (!contains(domain, tags[i]))
       fail(ErrorCode::out_of_range, where, ": tags[", i, "] = ", tags[i], " is not in the domain ", domain);
     const Point<N> b = coarsen(tags[i], bf);
-    if (contains(region, b)) blocks.push_back(b);
+    if (region_index.find(b)) blocks.push_back(b);
   }
   std::sort(blocks.begin(), blocks.end());
   blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
@@ -179,14 +252,18 @@ template <std::size_t N>
       stack.push_back(std::move(upper));
       stack.push_back(std::move(pts));
     };
-    // Not inside the allowed region: one piece per box of the region it meets (they are disjoint).
+    // Not inside the allowed region: one piece per box of the region holding some of its blocks
+    // (every block was found in one), in the region's order.
     if (!inside_region(box)) {
-      for (const Box<N>& r : region) {
-        if (!intersects(r, box)) continue;
+      std::vector<std::pair<std::size_t, Point<N>>> held;
+      held.reserve(pts.size());
+      for (const auto& p : pts) held.emplace_back(*region_index.find(p), p);
+      std::stable_sort(held.begin(), held.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (std::size_t i = 0; i < held.size();) {
         std::vector<Point<N>> part;
-        for (const auto& p : pts)
-          if (contains(r, p)) part.push_back(p);
-        if (!part.empty()) stack.push_back(std::move(part));
+        const std::size_t r = held[i].first;
+        for (; i < held.size() && held[i].first == r; ++i) part.push_back(held[i].second);
+        stack.push_back(std::move(part));
       }
       continue;
     }

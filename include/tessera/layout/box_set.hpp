@@ -19,6 +19,7 @@
 /// (shared immutable state). Nothing here communicates: every rank builds the same set.
 /// Assignment policies (knapsack, Morton order, chopping) are in layout/box_assignment.hpp.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -75,6 +76,12 @@ class BoxSet {
     const auto r = static_cast<std::size_t>(rank);
     return std::span<const std::size_t>(state_->by_rank).subspan(state_->rank_start[r],
                                                                   state_->rank_start[r + 1] - state_->rank_start[r]);
+  }
+  /// The storage patch box i is on its owner: its position in `boxes_of(owner(i))` (an array over
+  /// the set stores one patch per box of the rank, in that order).
+  [[nodiscard]] int patch_of(std::size_t i) const noexcept {
+    const auto mine = boxes_of(owner(i));
+    return static_cast<int>(std::lower_bound(mine.begin(), mine.end(), i) - mine.begin());
   }
   /// The boxes `rank` owns, in `boxes_of` order.
   [[nodiscard]] BoxList<N> owned_boxes(int rank) const {

@@ -13,7 +13,8 @@
 /// corners and edges) are left alone: interfaces fill faces only.
 ///
 /// Flipped axes are enumerated backwards in the destination's blocks (a negative axis stride), so
-/// that a sender packs its rows in storage order and the receiver lays them down reversed.
+/// that a sender packs its rows in storage order and the receiver lays them down reversed. The
+/// accumulate schedule is the same schedule reversed: each ghost combined into the cell it mirrors.
 
 #include <algorithm>
 #include <cstddef>
@@ -32,15 +33,17 @@
 
 namespace tessera {
 
-/// One copy across an interface, in embedded indices: box `src` of `src_rank`'s patch `src_patch`
-/// onto box `dst` of `dst_rank`'s patch `dst_patch`, through `layout.sides()[side]`.
-template <std::size_t N>
+/// One copy across an interface, in embedded indices: the cells `src` of `src_rank`'s patch
+/// `src_patch` onto the cells `dst` of `dst_rank`'s patch `dst_patch`, through
+/// `layout.sides()[side]`. The cells are boxes, or strided sections (`Section<N>`, each axis one
+/// interval or single indices a stride apart) for PARTI's strided section moves.
+template <std::size_t N, class Cells = Box<N>>
 struct InterfaceCopy {
   int src_rank = 0;
-  Box<N> src;
+  Cells src;
   int src_patch = 0;
   int dst_rank = 0;
-  Box<N> dst;
+  Cells dst;
   int dst_patch = 0;
   std::size_t side = 0;
   friend bool operator==(const InterfaceCopy&, const InterfaceCopy&) = default;
@@ -62,12 +65,6 @@ void check_multiblock_ghosts(const MultiblockLayout<N>& mb, const GhostSpec<N>& 
 
 namespace detail {
 
-/// Patch index of box c in its owner's storage (the order of `boxes_of`).
-template <std::size_t N>
-int patch_of_box(const BoxSet<N>& set, std::size_t c) {
-  const auto of = set.boxes_of(set.owner(c));
-  return static_cast<int>(std::lower_bound(of.begin(), of.end(), c) - of.begin());
-}
 
 /// Appends the interface copies that fill the ghosts of box c of the embedded set.
 template <std::size_t N>
@@ -76,7 +73,7 @@ void box_interface_receives(const MultiblockLayout<N>& mb, const GhostSpec<N>& g
   const BoxSet<N>& set = mb.embedded_set();
   const Box<N>& box = set.box(c);
   const std::size_t block = mb.block_of_box(c);
-  const int rank = set.owner(c), patch = patch_of_box(set, c);
+  const int rank = set.owner(c), patch = set.patch_of(c);
   for (std::size_t s = 0; s < mb.sides().size(); ++s) {
     const InterfaceSide<N>& side = mb.sides()[s];
     if (side.ghost_block != block) continue;
@@ -89,37 +86,43 @@ void box_interface_receives(const MultiblockLayout<N>& mb, const GhostSpec<N>& g
       if (from.empty()) continue;
       set.for_each_meeting(from, [&](std::size_t k) {
         const Box<N> piece = intersect(from, set.box(k));
-        out.push_back({set.owner(k), piece, patch_of_box(set, k), rank, side.to_ghost.map(piece), patch, s});
+        out.push_back({set.owner(k), piece, set.patch_of(k), rank, side.to_ghost.map(piece), patch, s});
       });
     }
   }
 }
 
 /// A destination block whose axes follow the source's enumeration through `o` (flipped axes
-/// backwards: negative stride); see compile_schedule.hpp's `make_block` for the plain case.
+/// backwards: negative stride); see compile_schedule.hpp's `make_block` for the plain case. Along
+/// axis d it visits `count[d]` indices `step[d]` apart from `first[d]` (embedded indices).
 template <std::size_t N>
-Block oriented_block(const StorageLayout<N>& layout, int patch, const Box<N>& box, const Orientation<N>& o,
-                     const std::array<int, N>& src_order, std::vector<Section1>& runs) {
+Block oriented_block(const StorageLayout<N>& layout, int patch, const Point<N>& first, const Point<N>& step,
+                     const Point<N>& count, const Orientation<N>& o, const std::array<int, N>& src_order,
+                     std::vector<Section1>& runs) {
   const PatchLayout<N>& p = layout.patches()[static_cast<std::size_t>(patch)];
   Block b;
   b.base = p.offset;
-  b.volume = volume(box);
+  b.volume = 1;
+  for (std::size_t d = 0; d < N; ++d) b.volume *= count[d];
   std::uint32_t axes = 0;
   for (std::size_t k = 0; k < N; ++k) {
     const std::size_t d = o.image_axis(static_cast<std::size_t>(src_order[k]));
-    const index_t first = p.axes[d].local(box.lo[d]), n = extent(box, d);
-    index_t stride = p.strides[d];
+    // Box patches have interval axes: a step of `step` indices is `step` local positions.
+    const index_t start = p.axes[d].local(first[d]), n = count[d];
+    index_t stride = p.strides[d] * step[d];
     if (n == 1) {  // one position: only shifts the base, flipped or not
-      b.base += first * stride;
+      b.base += start * p.strides[d];
       continue;
     }
-    if (o.flipped(d)) {  // position j walks local index first + n - 1 - j
-      b.base += (2 * first + n - 1) * stride;
+    // Position j is local index start + j * step (flipped: start + (n - 1 - j) * step).
+    b.base += start * p.strides[d];
+    if (o.flipped(d)) {
+      b.base += (n - 1) * stride;
       stride = -stride;
     }
     b.axis[axes].stride = stride;
     b.axis[axes].begin = static_cast<std::uint32_t>(runs.size());
-    runs.push_back(Section1::interval(first, first + n));
+    runs.push_back(Section1::interval(0, n));
     b.axis[axes].end = static_cast<std::uint32_t>(runs.size());
     ++axes;
   }
@@ -132,6 +135,40 @@ Block oriented_block(const StorageLayout<N>& layout, int patch, const Box<N>& bo
   }
   b.axes = axes;
   return b;
+}
+
+/// The same for a box.
+template <std::size_t N>
+Block oriented_block(const StorageLayout<N>& layout, int patch, const Box<N>& box, const Orientation<N>& o,
+                     const std::array<int, N>& src_order, std::vector<Section1>& runs) {
+  return oriented_block(layout, patch, box.lo, Point<N>::filled(1), extents(box), o, src_order, runs);
+}
+
+/// The same for a section whose axes are each one interval or single indices a stride apart.
+template <std::size_t N>
+Block oriented_block(const StorageLayout<N>& layout, int patch, const Section<N>& cells, const Orientation<N>& o,
+                     const std::array<int, N>& src_order, std::vector<Section1>& runs) {
+  Point<N> first, step, count;
+  for (std::size_t d = 0; d < N; ++d) {
+    const Section1& a = cells.dim[d];
+    first[d] = a.first;
+    const bool interval = a.run_count == 1;
+    step[d] = interval ? 1 : a.stride;
+    count[d] = interval ? a.run_length : a.run_count;
+    if (!interval && a.run_length != 1)
+      fail(ErrorCode::internal, "oriented_block: axis ", d, " of ", cells, " is neither an interval nor single indices");
+  }
+  return oriented_block(layout, patch, first, step, count, o, src_order, runs);
+}
+
+/// A copy's source cells as a section.
+template <std::size_t N>
+[[nodiscard]] Section<N> section_of(const Box<N>& box) noexcept {
+  return Section<N>::from_box(box);
+}
+template <std::size_t N>
+[[nodiscard]] const Section<N>& section_of(const Section<N>& cells) noexcept {
+  return cells;
 }
 
 }  // namespace detail
@@ -179,16 +216,16 @@ namespace detail {
 /// Appends `copies` (those involving `rank`) to schedule `s`: sources looked up in `src`,
 /// destinations in `dst` and oriented by `orientation_of(copy)`; per peer after the blocks already
 /// there, in the copies' order (which both sides of each pair must share).
-template <std::size_t N, class OrientationOf>
-void append_oriented_copies(Schedule& s, const std::vector<InterfaceCopy<N>>& copies, const StorageLayout<N>& src,
+template <std::size_t N, class Cells, class OrientationOf>
+void append_oriented_copies(Schedule& s, const std::vector<InterfaceCopy<N, Cells>>& copies, const StorageLayout<N>& src,
                             const StorageLayout<N>& dst, int rank, OrientationOf&& orientation_of) {
   std::map<int, std::size_t> send_index, receive_index;
   for (std::size_t i = 0; i < s.sends.size(); ++i) send_index.emplace(s.sends[i].peer, i);
   for (std::size_t i = 0; i < s.receives.size(); ++i) receive_index.emplace(s.receives[i].peer, i);
   const std::array<int, N> src_order = axes_slowest_first<N>(src.order());
-  for (const InterfaceCopy<N>& c : copies) {
+  for (const InterfaceCopy<N, Cells>& c : copies) {
     Block from, to;
-    if (c.src_rank == rank) from = make_block(src, c.src_patch, Section<N>::from_box(c.src), src_order, s.runs);
+    if (c.src_rank == rank) from = make_block(src, c.src_patch, section_of(c.src), src_order, s.runs);
     if (c.dst_rank == rank) to = oriented_block(dst, c.dst_patch, c.dst, orientation_of(c), src_order, s.runs);
     if (c.src_rank == rank && c.dst_rank == rank) {
       s.local_src.push_back(from);
@@ -230,6 +267,28 @@ template <std::size_t N>
     detail::append_oriented_copies(s, interface_copies(mb, g, rank), layout, layout, rank,  // cells -> ghosts: disjoint
                                    [&](const InterfaceCopy<N>& c) { return mb.sides()[c.side].to_ghost.orientation; });
     return s;
+  });
+}
+
+/// The key `multiblock_accumulate_schedule` keeps its schedule under.
+template <std::size_t N>
+[[nodiscard]] std::uint64_t multiblock_accumulate_schedule_key(const MultiblockLayout<N>& mb, const GhostSpec<N>& g,
+                                                               int rank) noexcept {
+  return hash_combine(multiblock_ghost_schedule_key(mb, g, rank), 0x616363756d756cULL);
+}
+
+/// The schedule that combines `rank`'s ghosts over the multiblock domain into the cells they mirror:
+/// the ghost schedule reversed (`reversed`), so exactly the ghosts a ghost update fills go back, a
+/// ghost across an interface through the inverse orientation; kept in `cache` when given. The
+/// combine operation is the mover's. Throws what `check_multiblock_ghosts` throws.
+template <std::size_t N>
+[[nodiscard]] std::shared_ptr<const Schedule> multiblock_accumulate_schedule(const MultiblockLayout<N>& mb,
+                                                                             const GhostSpec<N>& g, int rank,
+                                                                             ExchangeCache* cache = nullptr) {
+  check_multiblock_ghosts(mb, g);
+  return detail::cached(cache, multiblock_accumulate_schedule_key(mb, g, rank), {mb.embedded().hash()}, [&] {
+    // The forward schedule from the cache too (a lookup builds outside the cache's bookkeeping).
+    return reversed(*multiblock_ghost_schedule(mb, g, rank, cache));
   });
 }
 

@@ -9,7 +9,8 @@
 /// destination sections — so that the sender (walking its own source sections) and the receiver
 /// (walking its own destination sections) compute the same pieces, and the canonical order makes
 /// them list the pieces alike. Cost: O(pieces + N log g) per owned section for dimensional
-/// distributions.
+/// distributions; between two box sets, per owned box the boxes it meets on the other side, found
+/// through that set's spatial index.
 ///
 /// Flooded distributions (ZPL's `*`): a receiver reads each element from the source replica it is
 /// nearest to (`Distribution::pieces_near`: its own replica when it holds one, so a move between a
@@ -77,6 +78,44 @@ void pair_copies(int q, const Section<N>& s_a, int r, const Section<N>& s_b, con
     for (const auto& y : intersect(x, map.backward(s_b))) plan.copy(q, y, r, map.forward(y));
 }
 
+/// `section_move_plan` between two box sets: the same copies (one per pair of a source box and a
+/// destination box whose parts in the moved boxes meet), but each side finds the boxes on the other
+/// through the other set's spatial index instead of pairing every box of each peer with every one
+/// of its own, which was quadratic in the boxes per rank (a box balancer's step over a thousand
+/// boxes spent most of its redistribution there); each copy names its patches, so compiling it
+/// does not search the rank's patches either. Every section is a box, so both sides compute the
+/// same boxes, and the canonical order lists them alike.
+template <std::size_t N>
+MotionPlan<N> box_set_section_move_plan(const BoxSet<N>& src, const BoxSet<N>& dst, const SectionMap<N>& map,
+                                        int rank) {
+  MotionPlan<N> plan(map.perm);
+  const auto forward = [&](const Box<N>& b) { return map.forward(Section<N>::from_box(b)); };
+  const auto backward = [&](const Box<N>& b) { return bounding_box(map.backward(Section<N>::from_box(b))); };
+  for (std::size_t j : dst.boxes_of(rank)) {  // receives: my boxes' parts in dst_box, from the boxes over them
+    const Box<N> wanted = intersect(dst.box(j), map.dst_box);
+    if (wanted.empty()) continue;
+    const Box<N> source = backward(wanted);
+    src.for_each_meeting(source, [&](std::size_t k) {
+      const Box<N> piece = intersect(src.box(k), source);
+      if (!piece.empty())
+        plan.copy(src.owner(k), Section<N>::from_box(piece), rank, forward(piece), src.patch_of(k), dst.patch_of(j));
+    });
+  }
+  for (std::size_t k : src.boxes_of(rank)) {  // sends: my boxes' parts in src_box, to the boxes under their image
+    const Box<N> mine = intersect(src.box(k), map.src_box);
+    if (mine.empty()) continue;
+    const Box<N> image = bounding_box(forward(mine));
+    dst.for_each_meeting(image, [&](std::size_t j) {
+      if (dst.owner(j) == rank) return;  // a local copy, listed with the receives
+      const Box<N> piece = intersect(mine, backward(intersect(dst.box(j), image)));
+      if (!piece.empty())
+        plan.copy(rank, Section<N>::from_box(piece), dst.owner(j), forward(piece), src.patch_of(k), dst.patch_of(j));
+    });
+  }
+  plan.canonical_order();
+  return plan;
+}
+
 }  // namespace detail
 
 /// The copies of `rank` in a move of box `src_box` of an array over `src` onto box `dst_box` of an
@@ -100,6 +139,8 @@ template <std::size_t N>
           detail::concat("has extent ", extent(dst_box, d), " along axis ", d, " but the source box ", src_box, " has ",
                          extent(src_box, static_cast<std::size_t>(perm[d])), " along axis ", perm[d]));
   const detail::SectionMap<N> map{src_box, dst_box, perm};
+  if (src.box_set() != nullptr && dst.box_set() != nullptr)
+    return detail::box_set_section_move_plan(*src.box_set(), *dst.box_set(), map, rank);
   // What I receive: my destination sections within dst_box, from the owners of their preimages.
   for (const auto& s_b : dst.owned_sections(rank)) {
     std::vector<int> sources;

@@ -14,6 +14,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "tessera/core/index.hpp"
@@ -217,5 +218,15 @@ class StretchCursor {
   std::array<index_t, kMaxAxes> rep_{}, elem_{};
   bool done_;
 };
+
+/// `s` run backwards: each peer's sends become its receives and the reverse, local sources become
+/// destinations. Both sides of each pair list their blocks in one order, so reversed schedules pair
+/// up as the originals did, element by element (orientations included). Run by a mover with a
+/// combine function, the reverse of a ghost fill combines every ghost into the cell it mirrors.
+[[nodiscard]] inline Schedule reversed(Schedule s) {
+  std::swap(s.sends, s.receives);
+  std::swap(s.local_src, s.local_dst);
+  return s;  // local_disjoint stays: the same blocks, read and written the other way
+}
 
 }  // namespace tessera

@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "random_multiblock.hpp"
@@ -19,13 +20,11 @@ namespace {
 
 using namespace tessera::testing;
 
-/// The copies between each ordered pair of ranks, as each rank lists them.
-template <std::size_t N>
-using PairLists = std::map<std::tuple<int, int, int>, std::vector<InterfaceCopy<N>>>;  // (lister, src, dst)
-
 template <std::size_t N, class CopiesOf>
 void expect_both_sides_agree(int ranks, CopiesOf&& copies_of) {
-  PairLists<N> lists;
+  // The copies between each ordered pair of ranks, as each rank lists them: (lister, src, dst).
+  using Copy = typename std::decay_t<decltype(copies_of(0))>::value_type;
+  std::map<std::tuple<int, int, int>, std::vector<Copy>> lists;
   for (int r = 0; r < ranks; ++r)
     for (const auto& c : copies_of(r)) {
       ASSERT_TRUE(c.src_rank == r || c.dst_rank == r) << "rank " << r << " lists a copy it takes no part in";
@@ -77,10 +76,15 @@ TEST(MultiblockPlan, BothSidesOfEveryPairListTheSameSectionMoveCopies) {
     const MultiblockSetup<2> s = random_setup<2>(rng, ranks, 8, 0);
     const MultiblockLayout<2> mb(s.blocks, {});
     const Orientation<2> o = all[rng() % all.size()];
-    const BlockSection<2> from{0, mb.block_box(0)};
+    // Strided half the time: every first, second or third index along each axis, at both ends.
+    const bool strided = rng() % 2 == 0;
+    const auto random_stride = [&] { return strided ? Point<2>{1 + static_cast<index_t>(rng() % 3), 1 + static_cast<index_t>(rng() % 3)} : Point<2>::filled(1); };
+    const BlockSection<2> from{0, mb.block_box(0), random_stride()};
     const Box<2>& whole = mb.block_box(0);
-    const BlockSection<2> to{0, Box<2>({whole.lo[0], whole.lo[1]}, {whole.lo[0] + extent(whole, static_cast<std::size_t>(o.perm()[0])),
-                                                                    whole.lo[1] + extent(whole, static_cast<std::size_t>(o.perm()[1]))})};
+    BlockSection<2> to{0, {}, random_stride()};
+    const Point<2> count = section_counts(from);
+    to.box = whole;
+    for (std::size_t d = 0; d < 2; ++d) to.box.hi[d] = whole.lo[d] + (count[o.source_axis(d)] - 1) * to.stride[d] + 1;
     if (!contains(whole, to.box)) continue;  // a non-square block turned does not fit itself
     SCOPED_TRACE(::testing::Message() << "case " << k << ", " << ranks << " ranks");
     expect_both_sides_agree<2>(ranks, [&](int r) { return section_move_copies(mb, from, to, o, r); });
