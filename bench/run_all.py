@@ -73,6 +73,8 @@ MPI_DRIVERS = [("bench_halo", 2, []), ("bench_halo_ga", 2, []), ("bench_halo_pet
                # box sets (issue 16): the halo against a hand-written Isend/Irecv of the same boxes'
                # strips and against the block distribution of the same boxes
                ("bench_boxset_halo", 2, []),
+               # multiblock: a ring of four blocks against the same cells as one periodic rectangle
+               ("bench_multiblock_halo", 2, []),
                # knapsack against Morton order, 10^6 boxes over 10^4 simulated ranks (no MPI traffic)
                ("bench_box_assign", 1, []),
                # 4 ranks: incremental box steps against one-shot under an emulated moving hot spot
