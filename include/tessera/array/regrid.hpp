@@ -39,13 +39,24 @@ struct RegridOptions {
   index_t nesting_width = 1;
   /// How the new boxes are assigned to ranks.
   BoxAssignment assignment = BoxAssignment::knapsack;
+  /// A finer level the new level must keep properly nested (regridding level l under an existing
+  /// level l + 1; `LevelHierarchy::regridded` then keeps it): every coarse cell under the new-level
+  /// cells that `finer`'s boxes need (coarsened by `finer_ratio`, grown by `nesting_width`, clipped
+  /// to the new level's domain) is tagged too. Null (the default): none. Not owned: it must live
+  /// through the call.
+  const BoxSet<N>* finer = nullptr;
+  /// The ratio between the new level and `finer`.
+  Point<N> finer_ratio = Point<N>::filled(2);
 };
 
 /// Collective: the box set of a new finer level over `coarse`'s level. Each rank tags the cells it
 /// owns where `tag(point, value)` is true; the tags (grown by `options.buffer`) are gathered on
 /// every rank, which all cluster them alike (`cluster_tags`, allowed region `nesting_region` of the
-/// coarse level), refine the boxes by the ratio and assign them. Throws `Error(invalid_argument)`
-/// on every rank, before anything is gathered, for bad options or a coarse array not over a box set.
+/// coarse level), refine the boxes by the ratio and assign them. With `options.finer`, the cells an
+/// existing finer level needs are tagged too, so that the new level keeps it properly nested (where
+/// the coarse level's nesting region allows). Throws `Error(invalid_argument)` on every rank, before
+/// anything is gathered, for bad options (a `finer` level over another domain than the new level's
+/// refined by `finer_ratio` included) or a coarse array not over a box set.
 template <class T, std::size_t N, class Tag>
 [[nodiscard]] BoxSet<N> tag_and_cluster(const DistArray<T, N>& coarse, Tag&& tag, const RegridOptions<N>& options) {
   constexpr const char* where = "tag_and_cluster";
@@ -54,6 +65,14 @@ template <class T, std::size_t N, class Tag>
   check_ratio(where, "ratio", options.ratio);
   if (options.buffer < 0) fail_argument(where, "buffer", options.buffer, "must be >= 0");
   const Box<N>& domain = level->domain();
+  const Box<N> new_domain = refine(domain, options.ratio);
+  if (options.finer) {
+    check_ratio(where, "finer_ratio", options.finer_ratio);
+    if (options.finer->domain() != refine(new_domain, options.finer_ratio))
+      fail_argument(where, "finer", options.finer->domain(),
+                    detail::concat("is not the new level's domain ", new_domain, " refined by finer_ratio ",
+                                   options.finer_ratio));
+  }
   (void)cluster_tags<N>({}, domain, options.cluster);  // checks the clustering options on every rank
   const BoxList<N> allowed = nesting_region(*level, options.nesting_width);
   std::vector<Point<N>> mine;
@@ -65,9 +84,14 @@ template <class T, std::size_t N, class Tag>
   for (const Point<N>& s : seeds)
     for_each_point(intersect(grow(Box<N>(s, s + Point<N>::filled(1)), options.buffer), domain),
                    [&](const Point<N>& p) { tags.push_back(p); });
+  if (options.finer)  // what keeps the finer level nested, known alike on every rank
+    for (const Box<N>& f : options.finer->boxes()) {
+      const Box<N> need = intersect(grow(coarsen(f, options.finer_ratio), options.nesting_width), new_domain);
+      for_each_point(coarsen(need, options.ratio), [&](const Point<N>& p) { tags.push_back(p); });
+    }
   std::vector<Box<N>> boxes = cluster_tags<N>(tags, domain, options.cluster, allowed);
   for (Box<N>& b : boxes) b = refine(b, options.ratio);
-  return make_box_set(refine(domain, options.ratio), std::move(boxes), level->comm_size(), options.assignment);
+  return make_box_set(new_domain, std::move(boxes), level->comm_size(), options.assignment);
 }
 
 /// Collective: moves the fine level's domain `fine_dom` onto the box set `to` and returns the

@@ -16,6 +16,7 @@
 /// Pure and rank-local: every rank builds the same hierarchy from the same sets; bad input is the
 /// same `Error` on every rank. Domains are not periodic here.
 #include <cstddef>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -112,6 +113,28 @@ requires(N >= 1) class LevelHierarchy {
     h.ratios_.resize(l);
     h.levels_.push_back(std::move(set));
     h.ratios_.push_back(ratio);
+    return h;
+  }
+  /// This hierarchy with level `l` (1 <= l < levels(): an existing level above the base) replaced
+  /// by `set`, refined by `ratio` from level l - 1, and the finer levels KEPT: a regrid of a level
+  /// under an existing finer one (AMR's regrid of level l while l + 1 stays). `set` must be properly
+  /// nested in level l - 1 and level l + 1 (if any) in `set`; `RegridOptions::finer` makes
+  /// `tag_and_cluster` tag what level l + 1 needs. Throws `Error(invalid_argument)` for l out of
+  /// range (add a level with `with_level`), and as `check_proper_nesting` says, naming level l + 1
+  /// when it is the one no longer nested; nothing changes on a throw.
+  [[nodiscard]] LevelHierarchy regridded(std::size_t l, BoxSet<N> set, const Point<N>& ratio) const {
+    constexpr const char* where = "LevelHierarchy::regridded";
+    if (l < 1 || l >= levels())
+      fail_argument(where, "l", l,
+                    detail::concat("must be in [1, ", levels() - 1, "] (an existing level above the base; add one with with_level)"));
+    check_proper_nesting(where, levels_[l - 1], set, ratio, width_);
+    if (l + 1 < levels()) {
+      const std::string finer = detail::concat(where, ": level ", l + 1, " in the new level ", l);
+      check_proper_nesting(finer.c_str(), set, levels_[l + 1], ratios_[l + 1], width_);
+    }
+    LevelHierarchy h = *this;
+    h.levels_[l] = std::move(set);
+    h.ratios_[l] = ratio;
     return h;
   }
 

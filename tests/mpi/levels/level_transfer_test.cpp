@@ -2,7 +2,8 @@
 // prolongation and restriction exact on linear functions; on random data, bit for bit against a
 // serial reference that applies the same interpolator to the gathered coarse level (so the data
 // movement is checked value by value); coarse/fine ghost fills; regrid keeping the old level's
-// values and prolonging the new cells; bad input the same error on every rank with nothing changed.
+// values and prolonging the new cells, and under an existing finer level keeping it nested; bad input
+// the same error on every rank with nothing changed.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -236,6 +237,53 @@ TEST(Regrid, TagsClusterAndMoveKeepingTheOldLevel) {
     const Point<2> f = refine(Box<2>(p, p + one), opt.ratio).lo;
     ASSERT_NEAR(x, linear(p, one) + (second.find(f) && first.find(f) ? 100.0 : 0.0), 1e-11) << p;
   });
+}
+
+/// Regridding level 1 under an existing level 2 (RegridOptions::finer): tags far from level 2
+/// alone give a level 1 that no longer nests it, and the hierarchy refuses; with `finer` the
+/// cells level 2 needs are tagged too and the hierarchy keeps level 2; a `finer` level over the
+/// wrong domain is the same Error on every rank.
+TEST(Regrid, UnderAFinerLevelTagsWhatItNeeds) {
+  Communicator comm(MPI_COMM_WORLD);
+  const int P = comm.size();
+  const Box<2> box({0, 0}, {24, 24});
+  const auto base = make_box_set(box, chop_boxes(std::vector<Box<2>>{box}, Point<2>{6, 6}), P, BoxAssignment::morton);
+  RegridOptions<2> opt;
+  opt.ratio = {2, 2};
+  opt.cluster.blocking_factor = {2, 2};
+  const BoxSet<2> level1(refine(box, opt.ratio), {Box<2>({16, 16}, {32, 32})}, {0}, P);
+  const BoxSet<2> level2(refine(refine(box, opt.ratio), opt.ratio), {Box<2>({40, 40}, {56, 56})}, {P - 1}, P);
+  const LevelHierarchy<2> levels =
+      LevelHierarchy<2>(base).with_level(1, level1, opt.ratio).with_level(2, level2, opt.ratio);
+  Domain<2> coarse_dom(comm, Distribution<2>::from_box_set(base));
+  DistArray<double, 2> coarse(coarse_dom);
+  const auto corner = [](const Point<2>& p, double) { return p[0] < 3 && p[1] < 3; };  // far from level 2
+  const BoxSet<2> alone = tag_and_cluster(coarse, corner, opt);
+  try {
+    (void)levels.regridded(1, alone, opt.ratio);
+    ADD_FAILURE() << "a level 1 at the corner only kept level 2";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("level 2 in the new level 1"), std::string::npos) << e.what();
+  }
+  opt.finer = &levels.level(2);
+  opt.finer_ratio = opt.ratio;
+  const BoxSet<2> both = tag_and_cluster(coarse, corner, opt);
+  const LevelHierarchy<2> kept = levels.regridded(1, both, opt.ratio);  // throws if level 2 is not nested
+  EXPECT_EQ(kept.levels(), 3u);
+  EXPECT_EQ(kept.level(2).boxes(), level2.boxes());
+  EXPECT_TRUE(both.find(Point<2>{0, 0}).has_value());  // the corner's tags are covered too
+  // Every level-1 cell within the nesting width of level 2's coarsened boxes is held.
+  for_each_point(grow(coarsen(Box<2>({40, 40}, {56, 56}), opt.ratio), 1),
+                 [&](const Point<2>& p) { ASSERT_TRUE(both.find(p).has_value()) << p; });
+  const BoxSet<2> wrong(refine(box, opt.ratio), {Box<2>({0, 0}, {4, 4})}, {0}, P);
+  opt.finer = &wrong;
+  try {
+    (void)tag_and_cluster(coarse, corner, opt);
+    ADD_FAILURE() << "a finer level over the wrong domain was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("finer"), std::string::npos) << e.what();
+  }
 }
 
 TEST(LevelErrors, BadInputIsTheSameErrorOnEveryRankAndChangesNothing) {

@@ -46,6 +46,7 @@ TEST(Refinement, RatiosBelowOneAreErrors) {
 }
 
 BoxSet<2> one_box(const Box<2>& b) { return BoxSet<2>(b, {b}, {0}, 1); }
+BoxSet<2> one_box_in(const Box<2>& domain, const Box<2>& b) { return BoxSet<2>(domain, {b}, {0}, 1); }
 
 TEST(LevelHierarchy, AcceptsANestedLevelAndRejectsBadOnesNamingTheBox) {
   const LevelHierarchy<2> h(one_box(Box<2>({0, 0}, {16, 16})));
@@ -76,6 +77,35 @@ TEST(LevelHierarchy, AcceptsANestedLevelAndRejectsBadOnesNamingTheBox) {
   EXPECT_NO_THROW((void)two.with_level(2, BoxSet<2>(f2, {Box<2>({4, 4}, {28, 14})}, {0}, 1), {2, 2}));
   // At the domain boundary the nesting region is clipped: a box touching it is nested.
   EXPECT_NO_THROW((void)two.with_level(2, BoxSet<2>(f2, {Box<2>({0, 0}, {4, 4})}, {0}, 1), {2, 2}));
+}
+
+TEST(LevelHierarchy, RegriddingALevelKeepsTheFinerOnesWhileTheyStayNested) {
+  // 16^2 -> level 1 [0,16)^2 in 32^2 -> level 2 [8,20)^2 in 64^2.
+  const LevelHierarchy<2> three = LevelHierarchy<2>(one_box(Box<2>({0, 0}, {16, 16})))
+                                      .with_level(1, one_box_in(Box<2>({0, 0}, {32, 32}), Box<2>({0, 0}, {16, 16})), {2, 2})
+                                      .with_level(2, one_box_in(Box<2>({0, 0}, {64, 64}), Box<2>({8, 8}, {20, 20})), {2, 2});
+  // A new level 1 that still holds level 2's cells and a cell around them: kept.
+  const BoxSet<2> moved = one_box_in(Box<2>({0, 0}, {32, 32}), Box<2>({2, 2}, {14, 12}));
+  const auto regridded = three.regridded(1, moved, {2, 2});
+  EXPECT_EQ(regridded.levels(), 3u);
+  EXPECT_EQ(regridded.level(1).boxes(), moved.boxes());
+  EXPECT_EQ(regridded.level(2).boxes(), three.level(2).boxes());
+  // One that leaves level 2's margin out: refused, naming level 2, nothing changed.
+  try {
+    (void)three.regridded(1, one_box_in(Box<2>({0, 0}, {32, 32}), Box<2>({4, 4}, {14, 14})), {2, 2});
+    ADD_FAILURE() << "a level 1 without level 2's margin was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("level 2 in the new level 1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not properly nested"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(three.level(1).boxes(), (std::vector<Box<2>>{Box<2>({0, 0}, {16, 16})}));
+  // The new level itself must nest in level 0; only existing levels above the base are regridded
+  // (the finest has nothing above it to keep).
+  EXPECT_THROW((void)three.regridded(1, one_box_in(Box<2>({0, 0}, {32, 30}), Box<2>({2, 2}, {14, 12})), {2, 2}), Error);
+  EXPECT_EQ(three.regridded(2, one_box_in(Box<2>({0, 0}, {64, 64}), Box<2>({4, 4}, {8, 8})), {2, 2}).level(2).size(), 1u);
+  EXPECT_THROW((void)three.regridded(3, three.level(2), {2, 2}), Error);
+  EXPECT_THROW((void)three.regridded(0, three.level(0), {1, 1}), Error);
 }
 
 TEST(LevelHierarchy, NestingRegionHoldsExactlyTheCellsWhoseNeighbourhoodIsHeld) {
