@@ -139,13 +139,8 @@ std::vector<int> assign_boxes(const BoxLists& boxes, int comm_size, const std::s
 py::tuple incremental_box_step(const BoxLists& boxes, const std::vector<int>& current, const std::vector<int>& target,
                                int comm_size, double delta, const std::vector<double>& weights) {
   constexpr const char* where = "incremental_box_step";
-  if (boxes.empty()) {
-    // No box to move; the arguments are still checked as the C++ call checks them.
-    const auto step = tessera::incremental_box_step<1>(std::vector<tessera::Box<1>>{}, current, target, comm_size,
-                                                       delta, weights);
-    return py::make_tuple(step.owners, std::vector<std::size_t>{}, step.cells, step.excess_before, step.excess_after);
-  }
-  return with_dimension(boxes.front().first.size(), where, [&](auto dim) {
+  // No box: any dimension will do, and the arguments are still checked as the C++ call checks them.
+  return with_dimension(boxes.empty() ? 1 : boxes.front().first.size(), where, [&](auto dim) {
     constexpr std::size_t N = decltype(dim)::value;
     const auto list = boxes_of<N>(boxes, where);
     const auto step = tessera::incremental_box_step<N>(list, current, target, comm_size, delta, weights);

@@ -1,5 +1,7 @@
 // tessera_load_* (deterministic emulated load) and tessera_checkpoint_* (HDF5 checkpoints of one
 // array, and the box table a box-set checkpoint carries).
+#include <string>
+
 #include "convert.hpp"
 #include "tessera/io/checkpoint.hpp"
 
@@ -74,15 +76,15 @@ tessera_status tessera_checkpoint_saved_boxes(tessera_comm comm, const char* pat
     require_pointer("domain", domain);
     require_pointer("count", count);
     require_pointer("ranks", ranks);
-    // The table's dimension decides N; io::saved_boxes<N> then reads and checks it as C++ does
-    // (a second read of a small table, collective like the first).
-    const std::size_t dims = io::detail::read_box_table(c->comm, path).dims;
-    if (dims < 1 || dims > 3)
-      fail_c(TESSERA_ERR_MISMATCH, "'", path, "' holds a box table of ", dims,
+    // Read once; the table's dimension decides N, and the boxes are checked as C++ checks them.
+    const auto checked = tessera::detail::check_collective(c->comm, "tessera::io::saved_boxes", std::string(path));
+    const io::detail::SavedBoxTable table = io::detail::read_box_table(c->comm, path);
+    if (table.dims < 1 || table.dims > 3)
+      fail_c(TESSERA_ERR_MISMATCH, "'", path, "' holds a box table of ", table.dims,
              "-D boxes; the C API handles 1 to 3 dimensions");
-    with_ndim(static_cast<int>(dims), "ndim", [&](auto tag) {
+    with_ndim(static_cast<int>(table.dims), "ndim", [&](auto tag) {
       constexpr std::size_t N = decltype(tag)::value;
-      const io::SavedBoxes<N> saved = io::saved_boxes<N>(c->comm, path);
+      const io::SavedBoxes<N> saved = io::detail::saved_boxes_of<N>(table, path);
       *ndim = static_cast<int>(N);
       *domain = from_box(saved.domain);
       *count = saved.boxes.size();

@@ -35,8 +35,6 @@ index_t balanced_start(int c, index_t n, int g) noexcept {
   return c * q + std::min<index_t>(c, r);
 }
 
-index_t ceil_div(index_t a, index_t b) noexcept { return a / b + (a % b != 0 ? 1 : 0); }
-
 bool is_interval_kind(DimKind k) noexcept {
   return k == DimKind::block || k == DimKind::cut || k == DimKind::cut_weights || k == DimKind::general ||
          k == DimKind::collapsed || k == DimKind::flooded;

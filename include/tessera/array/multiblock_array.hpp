@@ -21,7 +21,6 @@
 /// \endcode
 
 #include <cstddef>
-#include <optional>
 #include <utility>
 #include <vector>
 
@@ -241,17 +240,10 @@ void copy_section(const MultiblockArray<T, N>& src, const BlockSection<N>& from,
   };
   // In one array, a cell this rank sends may be one it receives into or copies onto, and the
   // mover sends in place: the boxes meeting is the same test on every rank.
-  if (&src == &dst && from.block == to.block && intersects(from.box, to.box)) {
-    std::vector<T> staged;
-    std::optional<Error> failed;
-    const auto storage = src.array().storage();
-    detail::capture_failure(failed, dom.comm(), where, storage.size() * sizeof(T), "a copy of the array's storage",
-                            [&] { staged.assign(storage.begin(), storage.end()); });
-    dom.comm().agree(failed);
-    run(staged.data());
-  } else {
+  if (&src == &dst && from.block == to.block && intersects(from.box, to.box))
+    detail::run_from_staged_copy(dom.comm(), where, src.array().storage(), run);
+  else
     run(src.array().data());
-  }
 }
 
 }  // namespace tessera

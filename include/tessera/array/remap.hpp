@@ -140,12 +140,7 @@ void move_section(const char* where, const DistArray<T, N>& src, const Box<N>& s
              from_bytes, bytes_of(dst.data()));
   };
   if (static_cast<const void*>(&src) == static_cast<const void*>(&dst) && intersects(src_box, dst_box)) {
-    std::vector<T> staged;
-    std::optional<Error> failed;
-    capture_failure(failed, dom.comm(), where, src.storage().size() * sizeof(T), "a copy of the array's storage",
-                    [&] { staged.assign(src.storage().begin(), src.storage().end()); });
-    dom.comm().agree(failed);
-    run(bytes_of(staged.data()));
+    run_from_staged_copy(dom.comm(), where, src.storage(), [&](const T* staged) { run(bytes_of(staged)); });
   } else {
     run(bytes_of(src.data()));
   }

@@ -42,6 +42,9 @@ using index_t = std::int64_t;
   return (n % d != 0 && n < 0) ? q - 1 : q;
 }
 
+/// Ceiling division for any signs. `d` must be positive.
+[[nodiscard]] constexpr index_t ceil_div(index_t n, index_t d) noexcept { return -floor_div(-n, d); }
+
 /// The non-negative remainder matching `floor_div`: `n == floor_div(n, d) * d + floor_mod(n, d)`.
 [[nodiscard]] constexpr index_t floor_mod(index_t n, index_t d) noexcept { return n - floor_div(n, d) * d; }
 

@@ -22,8 +22,10 @@
 #include <cstddef>
 #include <new>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string_view>
+#include <vector>
 
 #include "tessera/core/error.hpp"
 #include "tessera/exchange/communicator.hpp"
@@ -59,6 +61,20 @@ void capture_failure(std::optional<Error>& failed, const Communicator& comm, std
   } catch (const std::length_error&) {
     if (!failed) failed = out_of_memory(where, comm.rank(), bytes, what);
   }
+}
+
+/// Collective: `run(copy)` with `copy` a copy of this rank's `storage` (null when it is empty), made
+/// here and agreed on by every rank before `run` moves anything (`out_of_memory` on every rank
+/// otherwise). For a move within one array whose source and destination meet: movers send in
+/// place, so a rank could send an element after it received into it or copied onto it.
+template <class T, class Run>
+void run_from_staged_copy(const Communicator& comm, std::string_view where, std::span<const T> storage, Run&& run) {
+  std::vector<T> staged;
+  std::optional<Error> failed;
+  capture_failure(failed, comm, where, storage.size() * sizeof(T), "a copy of the array's storage",
+                  [&] { staged.assign(storage.begin(), storage.end()); });
+  comm.agree(failed);
+  run(staged.empty() ? nullptr : staged.data());
 }
 
 /// Bytes a mover of `schedule` may allocate for it on this rank at most: a packed buffer per

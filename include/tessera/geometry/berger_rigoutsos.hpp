@@ -171,8 +171,8 @@ template <std::size_t N>
   for (const Box<N>& a : allowed) {
     Box<N> mine;  // the blocks whose lowest cell lies in a
     for (std::size_t d = 0; d < N; ++d) {
-      mine.lo[d] = -floor_div(-a.lo[d], bf[d]);
-      mine.hi[d] = -floor_div(-a.hi[d], bf[d]);
+      mine.lo[d] = ceil_div(a.lo[d], bf[d]);
+      mine.hi[d] = ceil_div(a.hi[d], bf[d]);
     }
     mine = intersect(mine, whole);
     if (mine.empty()) continue;
@@ -218,7 +218,7 @@ template <std::size_t N>
   for (std::size_t d = 0; d < N; ++d) max_blocks[d] = options.max_extent[d] / bf[d];
   Box<N> whole;  // the blocks wholly inside the domain
   for (std::size_t d = 0; d < N; ++d) {
-    whole.lo[d] = -floor_div(-domain.lo[d], bf[d]);  // ceiling
+    whole.lo[d] = ceil_div(domain.lo[d], bf[d]);
     whole.hi[d] = floor_div(domain.hi[d], bf[d]);
   }
   const std::vector<Box<N>> region = detail::br::allowed_blocks(whole, allowed, bf);

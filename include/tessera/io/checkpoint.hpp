@@ -179,21 +179,11 @@ struct SavedBoxes {
   }
 };
 
-/// Collective over `comm`: the box table of the checkpoint `path`, saved from a domain whose
-/// distribution came from `Distribution<N>::from_box_set`.
-/// \code
-///   const auto saved = tessera::io::saved_boxes<2>(world, "amr.h5");
-///   tessera::Domain<2> dom(world, tessera::Distribution<2>::from_box_set(saved.box_set(world.size())));
-///   tessera::DistArray<double, 2> u(dom, tessera::ghosts<2>(1));
-///   tessera::io::load("amr.h5", tessera::io::named("u", u));
-/// \endcode
-/// Throws `Error` on every rank: `io` if the file cannot be opened or read; `mismatch` if it holds
-/// no box table (saved from another kind of distribution), a malformed one, or one of another
-/// dimension than N; `invalid_argument` as `BoxSet` does for boxes that overlap or leave the domain.
+namespace detail {
+/// The boxes of a box table read from `path` (`read_box_table`), checked: `mismatch` for a table of
+/// another dimension than N, `invalid_argument` as `BoxSet` does. Local: the table is every rank's.
 template <std::size_t N>
-[[nodiscard]] SavedBoxes<N> saved_boxes(const Communicator& comm, const std::string& path) {
-  const auto checked = tessera::detail::check_collective(comm, "tessera::io::saved_boxes", path);
-  const detail::SavedBoxTable t = detail::read_box_table(comm, path);
+[[nodiscard]] SavedBoxes<N> saved_boxes_of(const SavedBoxTable& t, const std::string& path) {
   if (t.dims != N)
     fail(ErrorCode::mismatch, "tessera::io::saved_boxes: '", path, "' holds a box table of ", t.dims,
          "-D boxes, not ", N, "-D");
@@ -214,6 +204,24 @@ template <std::size_t N>
   out.ranks = t.ranks;
   (void)BoxSet<N>(out.domain, out.boxes, out.owners, out.ranks);  // the table's checks, the same on every rank
   return out;
+}
+}  // namespace detail
+
+/// Collective over `comm`: the box table of the checkpoint `path`, saved from a domain whose
+/// distribution came from `Distribution<N>::from_box_set`.
+/// \code
+///   const auto saved = tessera::io::saved_boxes<2>(world, "amr.h5");
+///   tessera::Domain<2> dom(world, tessera::Distribution<2>::from_box_set(saved.box_set(world.size())));
+///   tessera::DistArray<double, 2> u(dom, tessera::ghosts<2>(1));
+///   tessera::io::load("amr.h5", tessera::io::named("u", u));
+/// \endcode
+/// Throws `Error` on every rank: `io` if the file cannot be opened or read; `mismatch` if it holds
+/// no box table (saved from another kind of distribution), a malformed one, or one of another
+/// dimension than N; `invalid_argument` as `BoxSet` does for boxes that overlap or leave the domain.
+template <std::size_t N>
+[[nodiscard]] SavedBoxes<N> saved_boxes(const Communicator& comm, const std::string& path) {
+  const auto checked = tessera::detail::check_collective(comm, "tessera::io::saved_boxes", path);
+  return detail::saved_boxes_of<N>(detail::read_box_table(comm, path), path);
 }
 
 }  // namespace tessera::io

@@ -65,7 +65,6 @@ void check_multiblock_ghosts(const MultiblockLayout<N>& mb, const GhostSpec<N>& 
 
 namespace detail {
 
-
 /// Appends the interface copies that fill the ghosts of box c of the embedded set.
 template <std::size_t N>
 void box_interface_receives(const MultiblockLayout<N>& mb, const GhostSpec<N>& g, std::size_t c,
@@ -108,14 +107,12 @@ Block oriented_block(const StorageLayout<N>& layout, int patch, const Point<N>& 
   for (std::size_t k = 0; k < N; ++k) {
     const std::size_t d = o.image_axis(static_cast<std::size_t>(src_order[k]));
     // Box patches have interval axes: a step of `step` indices is `step` local positions.
+    // Position j is local index start + j * step (flipped: start + (n - 1 - j) * step); a single
+    // position only shifts the base, flipped or not.
     const index_t start = p.axes[d].local(first[d]), n = count[d];
-    index_t stride = p.strides[d] * step[d];
-    if (n == 1) {  // one position: only shifts the base, flipped or not
-      b.base += start * p.strides[d];
-      continue;
-    }
-    // Position j is local index start + j * step (flipped: start + (n - 1 - j) * step).
     b.base += start * p.strides[d];
+    if (n == 1) continue;
+    index_t stride = p.strides[d] * step[d];
     if (o.flipped(d)) {
       b.base += (n - 1) * stride;
       stride = -stride;

@@ -40,7 +40,7 @@ template <std::size_t N>
 [[nodiscard]] Point<N> section_counts(const BlockSection<N>& s) noexcept {
   Point<N> c = Point<N>::filled(0);
   if (s.box.empty()) return c;
-  for (std::size_t d = 0; d < N; ++d) c[d] = (extent(s.box, d) + s.stride[d] - 1) / s.stride[d];
+  for (std::size_t d = 0; d < N; ++d) c[d] = ceil_div(extent(s.box, d), s.stride[d]);
   return c;
 }
 
@@ -86,8 +86,8 @@ template <std::size_t N>
                                       const Point<N>& count) noexcept {
   Box<N> k;
   for (std::size_t d = 0; d < N; ++d) {
-    k.lo[d] = std::max<index_t>(0, -floor_div(lo[d] - region.lo[d], stride[d]));  // ceiling of (region.lo - lo) / stride
-    k.hi[d] = std::min(count[d], -floor_div(lo[d] - region.hi[d], stride[d]));
+    k.lo[d] = std::max<index_t>(0, ceil_div(region.lo[d] - lo[d], stride[d]));
+    k.hi[d] = std::min(count[d], ceil_div(region.hi[d] - lo[d], stride[d]));
   }
   return k;
 }

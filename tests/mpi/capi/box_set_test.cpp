@@ -39,6 +39,15 @@ void set_owned_values(tessera_array a, const int* owners, int rank) {
   }
 }
 
+/// `*out`: a double array over `dom` with one ghost layer on every side, its owned cells set by
+/// set_owned_values.
+void make_array_with_ghosts(tessera_domain dom, const int* owners, int rank, tessera_array* out) {
+  tessera_ghosts g = {};
+  g.lower[0] = g.lower[1] = g.upper[0] = g.upper[1] = 1;
+  ASSERT_OK(tessera_array_create(dom, TESSERA_DOUBLE, &g, out));
+  set_owned_values(*out, owners, rank);
+}
+
 /// Checks every in-domain cell of the boxes `rank` owns, grown by one: a held cell has value_at,
 /// a cell over the hole `hole_value` (not checked when none is given: no rule set there).
 void expect_cells_around_owned_boxes(tessera_array a, const int* owners, int rank, std::optional<double> hole_value,
@@ -88,11 +97,8 @@ TEST_F(CApiBoxSet, LShapeWithAHoleUpdatesGhostsAcrossBoxes) {
 
     // Values, then a ghost update of width 1: each ghost cell from whichever box holds it.
     tessera_domain dom = domain_of(d);
-    tessera_ghosts g = {};
-    g.lower[0] = g.lower[1] = g.upper[0] = g.upper[1] = 1;
     tessera_array a = nullptr;
-    ASSERT_OK(tessera_array_create(dom, TESSERA_DOUBLE, &g, &a));
-    set_owned_values(a, owners, rank);
+    make_array_with_ghosts(dom, owners, rank, &a);
     ASSERT_OK(tessera_array_update_ghosts(a));
     expect_cells_around_owned_boxes(a, owners, rank, std::nullopt, "no hole rule");
     // The gathered image: every held cell, and 0 over the hole (the C API gathers into a fresh image).
@@ -256,11 +262,8 @@ TEST_F(CApiBoxSet, AConstantOverTheHoleFillsItsGhostCells) {
   tessera_dist d = nullptr;
   ASSERT_OK(tessera_dist_from_boxes(2, size, &kDomain, kBoxes, kCount, owners, &d));
   tessera_domain dom = domain_of(d);
-  tessera_ghosts g = {};
-  g.lower[0] = g.lower[1] = g.upper[0] = g.upper[1] = 1;
   tessera_array a = nullptr;
-  ASSERT_OK(tessera_array_create(dom, TESSERA_DOUBLE, &g, &a));
-  set_owned_values(a, owners, rank);
+  make_array_with_ghosts(dom, owners, rank, &a);
   const double wall = -7.5;
   ASSERT_OK(tessera_array_set_hole_boundary(a, TESSERA_BOUNDARY_CONSTANT, TESSERA_DOUBLE, &wall));
   ASSERT_OK(tessera_array_update_ghosts(a));
