@@ -48,10 +48,19 @@ set(TESSERA_MPI_TEST_TIMEOUT 300 CACHE STRING "Seconds before a hung MPI test is
 # file that clashes fails to compile naming both definitions: rename its helper or keep it apart.
 # TESSERA_TEST_UNITY_BATCH=0 turns it off (each file its own unit, as before).
 set(TESSERA_TEST_UNITY_BATCH 6 CACHE STRING "Test files compiled together as one unit (0: no unity build)")
+# TESSERA_TEST_COMPILE_OPTIONS: extra compile options of the unit and MPI test executables, after the
+# build type's (the release preset: -O1). The tests check results, not speed, and their files are
+# most of a build: an array test unit took 52 s of CPU at -O3 and 32 s at -O1 here. The library's
+# own files, the examples (smoke-tested at -O3 by `make test`), the tool, the Python module and the
+# benchmarks keep the build type's optimisation.
+set(TESSERA_TEST_COMPILE_OPTIONS "" CACHE STRING "Extra compile options of the test executables (the release preset: -O1)")
 function(tessera_unity_test_build target)
   if(TESSERA_TEST_UNITY_BATCH GREATER 0)
     set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_MODE BATCH
                                                UNITY_BUILD_BATCH_SIZE ${TESSERA_TEST_UNITY_BATCH})
+  endif()
+  if(TESSERA_TEST_COMPILE_OPTIONS)
+    target_compile_options(${target} PRIVATE ${TESSERA_TEST_COMPILE_OPTIONS})
   endif()
 endfunction()
 
