@@ -17,16 +17,20 @@
 ///   u.update_ghosts();  // Collective
 ///   dom.redistribute({block_0_elsewhere, block_1_elsewhere});  // Collective: every array follows
 ///   u.accumulate_ghosts(tessera::CombineOp::add);  // Collective: ghosts added into what they mirror
+///   tessera::update_ghosts(u, v, w);  // Collective: several arrays' ghosts, one message per neighbour
 ///   tessera::copy_section(u, {0, box_in_0}, w, {2, box_in_2}, turn);  // PARTI's regular section move
 /// \endcode
 
 #include <cstddef>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "tessera/array/dist_array.hpp"
 #include "tessera/array/domain.hpp"
 #include "tessera/exchange/allocation_agreement.hpp"
+#include "tessera/exchange/collective_check.hpp"
+#include "tessera/exchange/fused_mover.hpp"
 #include "tessera/exchange/kept_mover.hpp"
 #include "tessera/layout/multiblock.hpp"
 #include "tessera/plan/multiblock_plan.hpp"
@@ -111,9 +115,12 @@ class MultiblockArray {
   [[nodiscard]] auto local(std::size_t k) { return array_.local(k); }
   [[nodiscard]] auto local(std::size_t k) const { return array_.local(k); }
 
-  /// The element at index p of block b (stored on this rank, owned or ghost).
-  [[nodiscard]] T& at(std::size_t b, const Point<N>& p) { return array_.at(embed(b, p)); }
-  [[nodiscard]] const T& at(std::size_t b, const Point<N>& p) const { return array_.at(embed(b, p)); }
+  /// The element at index p of block b, owned or ghost, from one of block b's patches on this rank
+  /// (the owning one if any). Ghosts of neighbouring blocks may share embedded indices in the gap
+  /// between them, so the lookup never asks the embedded array. Throws `Error(out_of_range)` for a
+  /// block out of range or an index no patch of the block stores here.
+  [[nodiscard]] T& at(std::size_t b, const Point<N>& p) { return array_.data()[offset_in_block(b, p)]; }
+  [[nodiscard]] const T& at(std::size_t b, const Point<N>& p) const { return array_.data()[offset_in_block(b, p)]; }
   /// Calls `f(block, index in the block, element)` for every element this rank owns.
   template <class F>
   void for_each_owned(F&& f) {
@@ -160,6 +167,15 @@ class MultiblockArray {
   /// True between `begin_update_ghosts` and `end_update_ghosts`.
   [[nodiscard]] bool ghost_update_in_flight() const noexcept { return array_.ghost_update_in_flight(); }
 
+  /// The embedded domain, checked to be still laid out as the multiblock layout says (throws
+  /// `Error(invalid_argument)` naming `where` otherwise).
+  const Domain<N>& laid_out_domain(const char* where) const {
+    const Domain<N>& dom = dom_->domain();
+    if (dom.distribution().hash() != dom_->layout().embedded().hash())
+      fail(ErrorCode::invalid_argument, where, ": the domain was redistributed away from its multiblock layout");
+    return dom;
+  }
+
   /// Collective: the reverse of `update_ghosts`: every ghost that an update fills is combined with
   /// `op` into the cell it mirrors — in its own block, or across an interface through the inverse
   /// orientation (KeLP's accumulate; finite-volume fluxes or particle deposits that cross a block
@@ -181,12 +197,24 @@ class MultiblockArray {
   }
 
  private:
-  // The embedded domain, checked to be still laid out as the multiblock layout says.
-  const Domain<N>& laid_out_domain(const char* where) const {
-    const Domain<N>& dom = dom_->domain();
-    if (dom.distribution().hash() != dom_->layout().embedded().hash())
-      fail(ErrorCode::invalid_argument, where, ": the domain was redistributed away from its multiblock layout");
-    return dom;
+  std::size_t offset_in_block(std::size_t b, const Point<N>& p) const {
+    const MultiblockLayout<N>& mb = dom_->layout();
+    if (b >= mb.block_count())
+      fail(ErrorCode::out_of_range, "MultiblockArray::at: block ", b, " does not exist (the domain has ",
+           mb.block_count(), ")");
+    const Point<N> q = embed(b, p);
+    const Section<N> s = Section<N>::from_box(Box<N>(q, q + Point<N>::filled(1)));
+    const auto& patches = array_.layout().patches();
+    std::optional<std::size_t> found;
+    for (std::size_t k = 0; k < patches.size(); ++k) {
+      if (block_of_patch(k) != b) continue;
+      if (patches[k].owns(s)) return static_cast<std::size_t>(patches[k].element_offset(q));
+      if (!found && patches[k].stores(s)) found = k;
+    }
+    if (!found)
+      fail(ErrorCode::out_of_range, "MultiblockArray::at: point ", p, " of block ", b, " is not stored on rank ",
+           dom_->domain().rank(), " (neither owned nor in a ghost layer of the block's patches)");
+    return static_cast<std::size_t>(patches[*found].element_offset(q));
   }
   Point<N> embed(std::size_t b, const Point<N>& p) const {
     const Point<N>& off = dom_->layout().offset(b);
@@ -244,6 +272,68 @@ void copy_section(const MultiblockArray<T, N>& src, const BlockSection<N>& from,
     detail::run_from_staged_copy(dom.comm(), where, src.array().storage(), run);
   else
     run(src.array().data());
+}
+
+/// Collective: fills the ghosts of every multiblock array given, as each array's `update_ghosts()`
+/// would, in one execution with one message per neighbour carrying every array's cells when that is
+/// faster (`update_ghosts(DistArray&...)`'s rule, array/fused_ghosts.hpp: fused while the largest
+/// fused message is at most `kMaxFusedMessageBytes`, decided once and kept in the domain's exchange
+/// cache, the same on every rank); otherwise every array's update is started, then every one
+/// completed. The arrays may hold different element types but must be over the same multiblock
+/// domain with equal ghost specs. Throws `Error(invalid_argument)` on every rank, nothing moved, if
+/// they are over different domains, have other ghosts, one has an update in flight, or the domain
+/// was redistributed away from its layout.
+template <std::size_t N, class T0, class... Ts>
+requires(N >= 1) void update_ghosts(MultiblockArray<T0, N>& first, MultiblockArray<Ts, N>&... rest) {
+  constexpr const char* where = "update_ghosts (multiblock)";
+  constexpr std::size_t count = 1 + sizeof...(Ts);
+  const std::array<std::size_t, count> sizes{sizeof(T0), sizeof(Ts)...};
+  const Domain<N>& dom = first.laid_out_domain(where);
+  const auto checked = detail::check_collective(dom.comm(), where, count, sizes);
+  std::size_t k = 0;
+  const auto check = [&](const auto& a) {
+    if (&a.domain() != &first.domain())
+      fail_argument(where, "arrays", detail::concat("array ", k, " over another multiblock domain"),
+                    "must all be over the domain of the first array");
+    if (!(a.ghosts() == first.ghosts()))
+      fail_argument(where, "arrays", detail::concat("array ", k, " with other ghosts (", a.ghosts(), ")"),
+                    "must all have the ghost spec of the first array");
+    if (a.ghost_update_in_flight())
+      fail_argument(where, "arrays", detail::concat("array ", k, " with a ghost update in flight"),
+                    "must complete it (end_update_ghosts) first");
+    ++k;
+  };
+  check(first);
+  (check(rest), ...);
+  if constexpr (count == 1) {
+    first.update_ghosts();
+  } else {
+    const MultiblockLayout<N>& mb = first.domain().layout();
+    const GhostSpec<N>& g = first.ghosts();
+    const int rank = dom.rank();
+    std::size_t bytes_per_element = 0;
+    for (std::size_t es : sizes) bytes_per_element += es;
+    const ExecutorKey key(multiblock_ghost_schedule_key(mb, g, rank), sizes);
+    auto fused = detail::agreed_executor<FusedMover>(
+        where, dom.cache(), dom.comm(), key, {mb.embedded().hash()},
+        halo_charge(mb.embedded().domain(), g, bytes_per_element), bytes_per_element,
+        [&] { return multiblock_ghost_schedule(mb, g, rank, &dom.cache()); },
+        [&](std::shared_ptr<const Schedule> s) { return make_fused_mover_if_small(dom.comm(), std::move(s), sizes); });
+    if (fused) {
+      const auto at = [](auto& a) -> void* {
+        return a.array().data() != nullptr ? static_cast<void*>(a.array().data())
+                                           : static_cast<void*>(detail::empty_storage);
+      };
+      const std::array<void*, count> dst{at(first), at(rest)...};
+      const std::array<const void*, count> src{at(first), at(rest)...};
+      detail::discard_on_throw(dom.cache(), fused.get(), [&] { fused->run(src, dst); });
+    } else {
+      first.begin_update_ghosts();
+      (rest.begin_update_ghosts(), ...);
+      first.end_update_ghosts();
+      (rest.end_update_ghosts(), ...);
+    }
+  }
 }
 
 }  // namespace tessera

@@ -370,6 +370,103 @@ TEST(MultiblockGhosts, LongReversedRowsArriveInPlace) {
   }
 }
 
+/// Every stored value of `a` (owned and ghost, every patch) equals `b`'s.
+template <class T, std::size_t N>
+void expect_same_storage(const MultiblockArray<T, N>& a, const MultiblockArray<T, N>& b, const char* what) {
+  ASSERT_EQ(a.array().storage().size(), b.array().storage().size()) << what;
+  for (std::size_t e = 0; e < a.array().storage().size(); ++e)
+    ASSERT_EQ(a.array().storage()[e], b.array().storage()[e]) << what << " element " << e;
+}
+
+// update_ghosts(u, v, w) of three element types, on random layouts small enough to fuse and on one
+// whose messages are too big to (each array then moves on its own): every stored value as three
+// separate updates leave it, and the double array's against the interfaces' definition.
+TEST(MultiblockGhosts, SeveralArraysInOneUpdate) {
+  Communicator comm(MPI_COMM_WORLD);
+  std::mt19937_64 rng(2100);
+  for (int k = 0; k < 12; ++k) {
+    // The last case: two 40 x 1000 blocks glued along their long faces, two ghost layers: 40 KB of
+    // the three arrays per face message, beyond the fusing limit.
+    const bool large = k == 11;
+    MultiblockSetup<2> s = random_setup<2>(rng, comm.size(), 7, 3);
+    if (large) {
+      const Box<2> box({0, 0}, {40, 1000});
+      const Distribution<2> rows(box, ProcGrid<2>::with_shape(comm.size(), {comm.size(), 1}), {block(), block()});
+      s.blocks = {rows, rows};
+      s.interfaces = {{{0, 0, true, {}}, {1, 0, false, {}}, Orientation<2>()}};
+    }
+    const GhostSpec<2> g = large ? ghosts<2>(2) : random_ghosts<2>(rng, 3).periodic_along(Periodicity<2>{});
+    SCOPED_TRACE(::testing::Message() << "case " << k << ", " << s.blocks.size() << " blocks, " << g);
+    MultiblockDomain<2> dom(comm, MultiblockLayout<2>(s.blocks, s.interfaces, 3));
+    MultiblockArray<double, 2> u(dom, g), u1(dom, g);
+    MultiblockArray<float, 2> v(dom, g), v1(dom, g);
+    MultiblockArray<std::int64_t, 2> w(dom, g), w1(dom, g);
+    for (auto* a : {&u, &u1}) {
+      std::fill(a->array().storage().begin(), a->array().storage().end(), kSentinel);
+      a->for_each_owned([](std::size_t b, const Point<2>& p, double& x) { x = code(b, p); });
+    }
+    for (auto* a : {&v, &v1}) a->for_each_owned([](std::size_t b, const Point<2>& p, float& x) { x = static_cast<float>(b * 1000 + static_cast<std::size_t>(p[0] * 31 + p[1] + 500)); });
+    for (auto* a : {&w, &w1}) a->for_each_owned([](std::size_t b, const Point<2>& p, std::int64_t& x) { x = -static_cast<std::int64_t>(code(b, p)); });
+    for (int round = 0; round < 2; ++round) update_ghosts(u, v, w);  // the second through the kept executor
+    u1.update_ghosts();
+    v1.update_ghosts();
+    w1.update_ghosts();
+    expect_same_storage(u, u1, "double");
+    expect_same_storage(v, v1, "float");
+    expect_same_storage(w, w1, "int64");
+    (void)check_every_stored_value(comm, u);
+  }
+}
+
+TEST(MultiblockGhosts, SeveralArraysOfOtherDomainsOrGhostsAreRefused) {
+  Communicator comm(MPI_COMM_WORLD);
+  const int P = comm.size();
+  const Box<2> box({0, 0}, {6, 6});
+  const std::vector<Distribution<2>> blocks{Distribution<2>(box, ProcGrid<2>::with_shape(P, {P, 1}), {block(), block()})};
+  const BlockInterface<2> wrap{{0, 1, true, {}}, {0, 1, false, {}}, Orientation<2>()};
+  MultiblockDomain<2> one(comm, MultiblockLayout<2>(blocks, {wrap})), other(comm, MultiblockLayout<2>(blocks, {wrap}));
+  MultiblockArray<double, 2> u(one, ghosts<2>(1)), v(one, ghosts<2>(1)), thin(one, ghosts<2>(1).faces_only()),
+      elsewhere(other, ghosts<2>(1));
+  expect_error([&] { update_ghosts(u, elsewhere); }, ErrorCode::invalid_argument, "over another multiblock domain");
+  expect_error([&] { update_ghosts(u, thin); }, ErrorCode::invalid_argument, "other ghosts");
+  v.begin_update_ghosts();
+  expect_error([&] { update_ghosts(u, v); }, ErrorCode::invalid_argument, "in flight");
+  v.end_update_ghosts();
+  // The embedded domain moved to two boxes of rank 0: no longer the layout (on any rank count).
+  const Box<2> all = one.layout().embedded_box(0);
+  Box<2> left = all, right = all;
+  left.hi[1] = right.lo[1] = all.lo[1] + 3;
+  one.domain().redistribute(
+      Distribution<2>::from_box_set(BoxSet<2>(one.layout().embedded().domain(), {left, right}, {0, 0}, P)));
+  expect_error([&] { update_ghosts(u, v); }, ErrorCode::invalid_argument, "redistributed away");
+}
+
+// Two 4 x 4 blocks on one rank, glued end to end, ghosts as wide as the gap between them in the
+// embedding: block 0's upper ghost rows and block 1's lower ones are the same embedded indices, and
+// at(b, p) must read block b's own patch.
+TEST(MultiblockGhosts, AtReadsTheBlocksOwnGhostsWhereBlocksShareTheGap) {
+  Communicator comm(MPI_COMM_WORLD);
+  const int last = comm.size() - 1;
+  const Box<2> box({0, 0}, {4, 4});
+  const Distribution<2> on_last(box, ProcGrid<2>::from_ranks(comm.size(), {1, 1}, {last}), {block(), block()});
+  const BlockInterface<2> glue{{0, 0, true, {}}, {1, 0, false, {}}, Orientation<2>()};
+  MultiblockDomain<2> dom(comm, MultiblockLayout<2>({on_last, on_last}, {glue}, 2));
+  MultiblockArray<double, 2> u(dom, ghosts<2>(2).faces_only());
+  u.for_each_owned([](std::size_t b, const Point<2>& p, double& x) { x = code(b, p); });
+  u.update_ghosts();
+  if (comm.rank() == last) {
+    for (index_t j = 0; j < 4; ++j)
+      for (index_t depth = 1; depth <= 2; ++depth) {
+        EXPECT_EQ(u.at(0, {3 + depth, j}), code(1, Point<2>{depth - 1, j})) << "block 0, depth " << depth;
+        EXPECT_EQ(u.at(1, {-depth, j}), code(0, Point<2>{4 - depth, j})) << "block 1, depth " << depth;
+      }
+    expect_error([&] { (void)u.at(2, {0, 0}); }, ErrorCode::out_of_range, "block 2 does not exist");
+    expect_error([&] { (void)u.at(0, {0, 7}); }, ErrorCode::out_of_range, "not stored on rank");
+  } else {
+    expect_error([&] { (void)u.at(0, {0, 0}); }, ErrorCode::out_of_range, "not stored on rank");
+  }
+}
+
 TEST(MultiblockGhosts, TheScheduleIsBuiltOnceAndKept) {
   Communicator comm(MPI_COMM_WORLD);
   const int P = comm.size();
