@@ -1,6 +1,8 @@
 // libFuzzer target for the spec text format: any input must either parse or raise tessera::Error;
 // a parsed spec must print to a text that parses back to the same spec, and mapping it onto a
-// distribution for N = 1..3 must succeed or raise tessera::Error (a box set: every cell owned once). Any other exception, a crash, a
+// distribution for N = 1..3 must succeed or raise tessera::Error (a box set: every cell owned once).
+// A multiblock text (tessera/spec/multiblock_spec.hpp) is held to the same: parse or Error, print and
+// parse back to the same, map onto a MultiblockLayout or raise Error. Any other exception, a crash, a
 // sanitizer report or a broken round trip is a finding. Built twice (fuzz/CMakeLists.txt): with
 // libFuzzer under clang, and with replay_main.cpp for the corpus replay in `make test`.
 
@@ -14,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tessera/spec/multiblock_spec.hpp"
 #include "tessera/spec/spec.hpp"
 
 namespace {
@@ -72,10 +75,49 @@ void map(const tessera::Spec& spec, const std::string& text) {
   }
 }
 
+template <std::size_t N>
+void map_multiblock(const tessera::MultiblockSpec& spec, const std::string& text) {
+  for (int comm_size : {1, 2, 5}) {
+    try {
+      const auto layout = tessera::to_multiblock_layout<N>(spec, comm_size);
+      if (spec.rank() != N) finding("to_multiblock_layout accepted a spec of another rank", text, std::to_string(N));
+      if (layout.block_count() != spec.blocks.size()) finding("blocks lost", text, std::to_string(layout.block_count()));
+      (void)tessera::to_ghosts<N>(spec);
+    } catch (const tessera::Error& e) {
+      (void)e.what();
+    }
+  }
+}
+
+void multiblock(const std::string& text) {
+  tessera::MultiblockSpec spec;
+  try {
+    spec = tessera::parse_multiblock_spec(text);
+  } catch (const tessera::Error&) {
+    return;
+  }
+  const std::string printed = tessera::to_string(spec);
+  tessera::MultiblockSpec again;
+  try {
+    again = tessera::parse_multiblock_spec(printed);
+  } catch (const tessera::Error& e) {
+    finding("the printed multiblock spec does not parse", text, printed + " -> " + e.what());
+  }
+  if (!(again == spec)) finding("the printed multiblock spec parses to another spec", text, printed);
+  if (tessera::to_string(again) != printed) finding("printing a multiblock spec is not stable", text, printed);
+  map_multiblock<1>(spec, text);
+  map_multiblock<2>(spec, text);
+  map_multiblock<3>(spec, text);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
+  if (tessera::is_multiblock_spec(text)) {
+    multiblock(text);
+    return 0;
+  }
   tessera::Spec spec;
   try {
     spec = tessera::parse_spec(text);

@@ -700,6 +700,113 @@ tessera_status tessera_box_balancer_step(tessera_box_balancer balancer, tessera_
 tessera_status tessera_box_balancer_free(tessera_box_balancer* balancer);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Multiblock domains (Multiblock PARTI): blocks, each its own index space and distribution,    */
+/* glued at faces with orientations (docs/box-sets.md, "Multiblock")                            */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct tessera_multiblock_s* tessera_multiblock; /**< blocks glued at faces, on a communicator */
+typedef struct tessera_multiblock_array_s* tessera_multiblock_array; /**< values over every block, with ghosts */
+
+/** A face of a block, or a part of it (C++ tessera::BlockFace). */
+typedef struct tessera_block_face {
+  int block;        /**< the block's index in the list given to tessera_multiblock_create */
+  int axis;         /**< the face's normal axis */
+  int upper;        /**< non-zero: the face at the block's upper end of `axis`; 0: the lower end */
+  tessera_box cells; /**< the block's cells along the face, one thick along `axis`; an empty box (a
+                          zero-initialised one): the whole face */
+} tessera_block_face;
+
+/** Face `a` glued to face `b`: crossing a's face outwards enters b inwards. The orientation maps
+ *  offsets in b's index space onto a's: axis d of a runs along axis perm[d] of b, reversed where
+ *  flip[d] != 0 (8 orientations in 2-D, 48 in 3-D). perm all zero (a zero-initialised interface)
+ *  means the identity. A block glued to itself (its upper face of axis d to its lower face,
+ *  identity) is periodic along d. */
+typedef struct tessera_block_interface {
+  tessera_block_face a;
+  tessera_block_face b;
+  int perm[TESSERA_MAX_DIM];
+  int flip[TESSERA_MAX_DIM];
+} tessera_block_interface;
+
+/** A regular section of one block (PARTI's section moves): every stride[d]-th index of `box` along
+ *  each axis, from box.lo; a stride of 0 counts as 1 (a zero-initialised stride: every index). */
+typedef struct tessera_block_section {
+  int block;
+  tessera_box box;
+  int64_t stride[TESSERA_MAX_DIM];
+} tessera_block_section;
+
+/** A multiblock domain on the ranks of `comm`: block b is `blocks[b]` (any distribution for comm's
+ *  size, over the block's own index space: block, cut, cyclic, a box set with holes, a processor
+ *  subset), glued by `interfaces[0..interface_count)`; arrays over it may have ghosts up to
+ *  `max_ghost_width` wide (the blocks are embedded side by side with that gap). Not collective,
+ *  but every rank passes the same arguments. INVALID_ARGUMENT for no block, blocks of different
+ *  dimensions or rank counts, a face that is not on its block's boundary, faces of different sizes,
+ *  an orientation that is not a permutation or does not send b's face normal onto a's, two
+ *  interfaces sharing a face cell, a negative width; OUT_OF_RANGE for a block index out of range. */
+tessera_status tessera_multiblock_create(tessera_comm comm, const tessera_dist* blocks, size_t block_count,
+                                         const tessera_block_interface* interfaces, size_t interface_count,
+                                         int64_t max_ghost_width, tessera_multiblock* out);
+tessera_status tessera_multiblock_ndim(tessera_multiblock multiblock, int* ndim);
+tessera_status tessera_multiblock_block_count(tessera_multiblock multiblock, size_t* count);
+/** Block `block`'s index space. */
+tessera_status tessera_multiblock_block_box(tessera_multiblock multiblock, size_t block, tessera_box* box);
+/** A new handle to block `block`'s current distribution. */
+tessera_status tessera_multiblock_block_dist(tessera_multiblock multiblock, size_t block, tessera_dist* out);
+/** Collective: gives every block a new distribution (`blocks[b]` over the same box as block b), the
+ *  interfaces kept; every array over the domain keeps its values where both layouts hold a cell
+ *  (cells only the new one holds are 0; ghosts need an update). INVALID_ARGUMENT on every rank,
+ *  nothing changed, for another number of blocks, a block over another box or a ghost update in flight. */
+tessera_status tessera_multiblock_redistribute(tessera_multiblock multiblock, const tessera_dist* blocks,
+                                               size_t block_count);
+tessera_status tessera_multiblock_free(tessera_multiblock* multiblock);
+
+/** An array of `type` over every block of `multiblock`, zero everywhere; `ghosts` (may be NULL:
+ *  none) not periodic (a block is periodic by an interface with itself) and at most the domain's
+ *  max_ghost_width wide, else INVALID_ARGUMENT. Arrays must be created in the same order on every rank. */
+tessera_status tessera_multiblock_array_create(tessera_multiblock multiblock, tessera_type type,
+                                               const tessera_ghosts* ghosts, tessera_multiblock_array* out);
+/** Patches this rank stores: one per box it holds in any block. */
+tessera_status tessera_multiblock_array_patch_count(tessera_multiblock_array array, size_t* count);
+/** A view of patch `patch` (see tessera_view) in the block's own coordinates (`first`), and the block
+ *  it belongs to (`block` may be NULL). Valid until the domain is redistributed. */
+tessera_status tessera_multiblock_array_local(tessera_multiblock_array array, size_t patch, tessera_type type,
+                                              size_t* block, tessera_view* view);
+/** The element at `point` of block `block`, which this rank must store (owned or ghost). */
+tessera_status tessera_multiblock_array_get(tessera_multiblock_array array, size_t block, const int64_t* point,
+                                            tessera_type type, void* value);
+tessera_status tessera_multiblock_array_set(tessera_multiblock_array array, size_t block, const int64_t* point,
+                                            tessera_type type, const void* value);
+/** Collective: fills every ghost: each block's from its own cells, across interfaces from the glued
+ *  block with the orientation applied (one cached schedule). */
+tessera_status tessera_multiblock_array_update_ghosts(tessera_multiblock_array array);
+/** Collective: starts (completes) tessera_multiblock_array_update_ghosts around interior work;
+ *  between them ghosts must not be touched. CALL_ORDER: begin with an update in flight, end without. */
+tessera_status tessera_multiblock_array_begin_update_ghosts(tessera_multiblock_array array);
+tessera_status tessera_multiblock_array_end_update_ghosts(tessera_multiblock_array array);
+/** Collective: every ghost an update fills is combined with `op` into the cell it mirrors, across
+ *  interfaces through the inverse orientation (fluxes or deposits crossing a block face). */
+tessera_status tessera_multiblock_array_accumulate_ghosts(tessera_multiblock_array array, tessera_op op);
+/** Collective: `op` (ADD, MULTIPLY, MIN, MAX) over every cell of every block into `*result`, the same
+ *  bits on every rank. */
+tessera_status tessera_multiblock_array_reduce(tessera_multiblock_array array, tessera_op op, tessera_type type,
+                                               void* result);
+/** Collective: block `block` of the array in row-major order of its box into `out` on `root`
+ *  (`capacity` >= the block's volume there; ignored elsewhere; holes of a box-set block are 0), or on
+ *  every rank for `root` = -1. */
+tessera_status tessera_multiblock_array_gather_block(tessera_multiblock_array array, size_t block, int root,
+                                                     tessera_type type, void* out, int64_t capacity);
+/** Collective: PARTI's regular section move: section `from` of `src` onto section `to` of `dst` (the
+ *  same array or another over the same domain and of the same type), point numbers laid on by the
+ *  orientation `perm`/`flip` (ndim entries each, NULL: the identity); ghosts untouched; one cached
+ *  schedule. MISMATCH for arrays over different domains; INVALID_ARGUMENT / OUT_OF_RANGE for a bad
+ *  section or point counts that do not agree; nothing moved. */
+tessera_status tessera_multiblock_copy_section(tessera_multiblock_array src, const tessera_block_section* from,
+                                               tessera_multiblock_array dst, const tessera_block_section* to,
+                                               const int* perm, const int* flip);
+tessera_status tessera_multiblock_array_free(tessera_multiblock_array* array);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Emulated load (tests and demos) and checkpoints                                              */
 /* ------------------------------------------------------------------------------------------ */
 

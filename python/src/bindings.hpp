@@ -20,5 +20,10 @@ void bind_balance(pybind11::module_& m);         // balance.cpp: Balancer, its t
 void bind_io(pybind11::module_& m);              // io.cpp: save, load
 void bind_pictures(pybind11::module_& m);        // pictures.cpp: show, plan (SVG)
 void bind_groups(pybind11::module_& m);          // groups.cpp: ProcessorGroups, copies between groups
+/// multiblock_domains.cpp: MultiblockDomain, N = 1..3 (after bind_domains: CombineOp).
+void bind_multiblock_domains(pybind11::module_& m);
+/// multiblock_arrays.cpp: the MultiblockArray classes of every element type, N = 1..3, and their
+/// copy_section overloads (after bind_arrays_*: the DistArray overloads of copy_section come first).
+void bind_multiblock_arrays(pybind11::module_& m);
 
 }  // namespace tessera_python

@@ -24,4 +24,6 @@ PYBIND11_MODULE(_tessera, m) {
   tessera_python::bind_io(m);
   tessera_python::bind_pictures(m);
   tessera_python::bind_groups(m);
+  tessera_python::bind_multiblock_domains(m);
+  tessera_python::bind_multiblock_arrays(m);
 }

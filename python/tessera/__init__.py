@@ -38,6 +38,7 @@ from ._collections import SparseDomain, SparseArray, AssociativeDomain, Associat
 from ._balance import Balancer, BoxBalancer
 from ._pictures import Picture, show, plan
 from ._groups import ProcessorGroups, copy_between_groups, copy_section_between_groups
+from ._multiblock import BlockFace, BlockInterface, MultiblockDomain, MultiblockArray
 from . import boundary
 
 __all__ = [
@@ -48,4 +49,5 @@ __all__ = [
     "DistArray", "DTYPES", "SparseDomain", "SparseArray", "AssociativeDomain", "AssociativeArray", "COLLECTION_DTYPES", "CombineOp", "copy", "copy_section", "flood", "transpose", "reduce_into", "reduced_distribution",
     "Balancer", "BoxBalancer", "SectionTimer", "BalanceStep", "save", "load", "saved_boxes", "Picture", "show", "plan",
     "ProcessorGroups", "copy_between_groups", "copy_section_between_groups", "boundary",
+    "BlockFace", "BlockInterface", "MultiblockDomain", "MultiblockArray",
 ]

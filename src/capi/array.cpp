@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "convert.hpp"
+#include "view.hpp"
 
 using namespace tessera;
 using namespace tessera::capi;
@@ -142,20 +143,7 @@ tessera_status tessera_array_local(tessera_array array, size_t patch, tessera_ty
     visit_array(*a, [&](auto& x) {
       constexpr std::size_t N = dims_v<decltype(x)>;
       const PatchLayout<N>& p = patch_of(x, patch);
-      const auto local = x.local(patch);
-      *view = tessera_view{};
-      view->data = local.data;
-      view->type = a->type;
-      view->ndim = static_cast<int>(N);
-      for (std::size_t d = 0; d < N; ++d) {
-        const AxisMap& axis = p.axes[d];
-        view->extents[d] = local.extents[d];
-        view->strides[d] = local.strides[d];
-        view->ghost_lo[d] = local.ghost_lo[d];
-        view->count[d] = local.count[d];
-        view->first[d] = axis.is_interval() ? axis.first : axis.global(0);
-        view->contiguous[d] = axis.is_interval() ? 1 : 0;
-      }
+      *view = view_of(x.local(patch), p, a->type);
     });
   });
 }

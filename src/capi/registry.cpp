@@ -54,7 +54,7 @@ Slot& find_slot(Table& t, std::uintptr_t handle, Kind kind, const char* argument
     fail_c(TESSERA_ERR_INVALID_HANDLE, "argument '", argument, "' = ", hex(handle), " is not a ", kind_name(kind),
            " handle (no such handle was ever issued)");
   if (handle_kind != kind) {
-    const char* other = static_cast<std::uint8_t>(handle_kind) >= 1 && static_cast<std::uint8_t>(handle_kind) <= static_cast<std::uint8_t>(Kind::box_balancer)
+    const char* other = static_cast<std::uint8_t>(handle_kind) >= 1 && static_cast<std::uint8_t>(handle_kind) <= static_cast<std::uint8_t>(Kind::multiblock_array)
                             ? kind_name(handle_kind)
                             : "unknown kind";
     fail_c(TESSERA_ERR_INVALID_HANDLE, "argument '", argument, "' = ", hex(handle), " is a ", other, " handle, not a ",
@@ -106,6 +106,10 @@ const char* kind_name(Kind kind) noexcept {
       return "tessera_groups";
     case Kind::box_balancer:
       return "tessera_box_balancer";
+    case Kind::multiblock:
+      return "tessera_multiblock";
+    case Kind::multiblock_array:
+      return "tessera_multiblock_array";
   }
   return "unknown handle kind";
 }

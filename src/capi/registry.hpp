@@ -25,7 +25,7 @@ namespace tessera::capi {
 /// The kinds of object a handle can name.
 enum class Kind : std::uint8_t {
   comm = 1, grid, dist, domain, array, schedule, step, balancer, load, sparse, sparse_array, assoc, assoc_array,
-  groups, box_balancer  // the last one: registry.cpp's kind check names it
+  groups, box_balancer, multiblock, multiblock_array  // the last one: registry.cpp's kind check names it
 };
 
 /// The C type name of a kind ("tessera_array", ...).

@@ -1,6 +1,7 @@
 !> tessera for Fortran 2008: processor grids, distributions, domains, arrays of real(c_double)
 !> with ghost layers, ghost updates, redistribution, gather and scatter, disjoint processor groups
-!> and copies between them, over the C API (tessera.h) through iso_c_binding. See docs/fortran.md.
+!> and copies between them, multiblock domains (blocks glued at faces), over the C API (tessera.h)
+!> through iso_c_binding. See docs/fortran.md.
 !>
 !> Index order. Everything here is in Fortran's order: the first index varies fastest in memory.
 !> tessera itself is row-major (the last index fastest), so the module reverses the dimensions at
@@ -33,6 +34,9 @@ module tessera
   ! What a redistribution does with values (tessera_redistribution).
   integer, parameter, public :: TESSERA_PRESERVE = 0, TESSERA_DESTRUCTIVE = 1
   integer, parameter, public :: TESSERA_MAX_DIM = 3
+  ! How values are combined (tessera_op): multiblock reductions and ghost accumulation.
+  integer, parameter, public :: TESSERA_OP_REPLACE = 0, TESSERA_OP_ADD = 1, TESSERA_OP_MULTIPLY = 2, &
+                                TESSERA_OP_MIN = 3, TESSERA_OP_MAX = 4
 
   ! Handles: one type per kind of object, so that the compiler catches a grid passed for a domain.
   ! The C handles inside are checked by the library on every call (a freed one is an error).
@@ -64,6 +68,26 @@ module tessera
     private
     type(c_ptr) :: h = c_null_ptr
   end type
+  !> Blocks, each its own index space and distribution, glued at faces (Multiblock PARTI): make it
+  !> with tessera_multiblock_create.
+  type, public :: tessera_multiblock
+    private
+    type(c_ptr) :: h = c_null_ptr
+    integer :: rank = -1  ! this rank in the communicator
+    integer :: ndim = 0
+    ! extents(:, b + 1): block b's extents, Fortran order. A redistribution keeps every block's box,
+    ! so these stay true, and the gather checks a buffer's shape against them without a C call.
+    integer, allocatable :: extents(:, :)
+  end type
+  !> real(c_double) values over every block of a multiblock domain, with ghosts: make it with
+  !> tessera_multiblock_array_create.
+  type, public :: tessera_multiblock_array
+    private
+    type(c_ptr) :: h = c_null_ptr
+    integer :: rank = -1  ! as the domain's
+    integer :: ndim = 0
+    integer, allocatable :: extents(:, :)
+  end type
 
   !> One dimension's distribution (tessera_dim_spec): make it with tessera_block(), tessera_cyclic(),
   !> tessera_block_cyclic(b), tessera_cut(boundaries) or tessera_collapsed().
@@ -72,6 +96,32 @@ module tessera
     integer(c_int64_t) :: block_size = 0
     integer :: source = 0
     integer(c_int64_t), allocatable :: boundaries(:)
+  end type
+
+  !> A face of a block, or part of it: block `block` (numbered from 0), normal to dimension `axis`
+  !> (1..ndim, Fortran order), at the block's upper end of `axis` if `upper`, else at its lower end;
+  !> cells_lo:cells_hi (inclusive, the block's own indices, one cell thick along `axis`) are the cells
+  !> along it, or the whole face when left unallocated.
+  type, public :: tessera_block_face
+    integer :: block = 0
+    integer :: axis = 1
+    logical :: upper = .false.
+    integer, allocatable :: cells_lo(:), cells_hi(:)
+  end type
+  !> Face `a` glued to face `b`: crossing a's face outwards enters b inwards. Dimension k of a runs
+  !> along dimension perm(k) of b, reversed where flip(k) (Fortran order); perm unallocated: the
+  !> identity, flip unallocated: nothing reversed. A block's upper face of dimension k glued to its own
+  !> lower face with the identity makes it periodic along k.
+  type, public :: tessera_block_interface
+    type(tessera_block_face) :: a, b
+    integer, allocatable :: perm(:)
+    logical, allocatable :: flip(:)
+  end type
+  !> A regular section of block `block` (from 0): lo:hi (inclusive, the block's indices, Fortran
+  !> order), every stride(k)-th index along dimension k from lo(k); stride unallocated: every index.
+  type, public :: tessera_block_section
+    integer :: block = 0
+    integer, allocatable :: lo(:), hi(:), stride(:)
   end type
 
   ! The message of the last failure this module found itself, before calling C (one per program:
@@ -92,6 +142,13 @@ module tessera
   public :: tessera_scalapack_descriptor, tessera_blacs_process_map
   public :: tessera_groups_create, tessera_groups_count, tessera_groups_group_of, tessera_groups_my_group
   public :: tessera_groups_comm, tessera_copy_between_groups
+  public :: tessera_multiblock_create, tessera_multiblock_ndim, tessera_multiblock_block_count
+  public :: tessera_multiblock_block_box, tessera_multiblock_block_dist, tessera_multiblock_redistribute
+  public :: tessera_multiblock_array_create, tessera_multiblock_array_patch_count, tessera_multiblock_array_local
+  public :: tessera_multiblock_array_get, tessera_multiblock_array_set, tessera_multiblock_array_update_ghosts
+  public :: tessera_multiblock_array_begin_update_ghosts, tessera_multiblock_array_end_update_ghosts
+  public :: tessera_multiblock_array_accumulate_ghosts, tessera_multiblock_array_reduce
+  public :: tessera_multiblock_array_gather_block, tessera_multiblock_copy_section
 
   !> call tessera_local(array, u): u points at this rank's storage, ghosts included, indexed by
   !> global indices (see tessera_owned). Valid until the domain is redistributed.
@@ -109,8 +166,23 @@ module tessera
   !> call tessera_free(handle): releases any handle (arrays keep their domain alive, domains their
   !> communicator, so any order is fine); free every handle before MPI_Finalize.
   interface tessera_free
-    module procedure free_comm, free_grid, free_dist, free_domain, free_array, free_groups
+    module procedure free_comm, free_grid, free_dist, free_domain, free_array, free_groups, free_multiblock, &
+                     free_multiblock_array
   end interface
+  !> call tessera_multiblock_array_local(array, patch, block, u): u points at patch `patch` (from 0)
+  !> of this rank's storage, ghosts included, indexed by block `block`'s own indices.
+  interface tessera_multiblock_array_local
+    module procedure multiblock_local_1d, multiblock_local_2d, multiblock_local_3d
+  end interface
+  !> call tessera_multiblock_array_gather_block(array, block, root, out): block `block` into `out`
+  !> (the block's shape) on root, or on every rank for root = -1.
+  interface tessera_multiblock_array_gather_block
+    module procedure multiblock_gather_1d, multiblock_gather_2d, multiblock_gather_3d
+  end interface
+
+  ! Appended to the C library's messages about interfaces and sections, which speak C's terms.
+  character(*), parameter :: c_terms = ' [in C''s terms: C axis d is Fortran dimension ndim - d, ' // &
+                                       'C boxes are [lo, hi) in C order, C interface i is interfaces(i + 1)]'
 
 contains
 
@@ -121,13 +193,19 @@ contains
   !> The message of the last failing call on this thread ("" if none failed).
   function tessera_last_error() result(message)
     character(:), allocatable :: message
+    if (allocated(own_error)) then
+      message = own_error
+    else
+      message = c_message()
+    end if
+  end function
+
+  ! The C library's message of its last failure (whatever this module found itself since).
+  function c_message() result(message)
+    character(:), allocatable :: message
     type(c_ptr) :: p
     character(kind=c_char), pointer :: chars(:)
     integer :: i, n
-    if (allocated(own_error)) then
-      message = own_error
-      return
-    end if
     p = c_last_error()
     n = int(c_strlen(p))
     call c_f_pointer(p, chars, [n])
@@ -460,8 +538,6 @@ contains
     integer(c_int64_t), intent(out) :: lb(TESSERA_MAX_DIM), ext(TESSERA_MAX_DIM)
     integer(c_int) :: s
     integer(c_size_t) :: patches
-    integer(c_int64_t) :: stride
-    integer :: k, c
     stored = .false.
     lb = 1
     ext = 0
@@ -490,11 +566,29 @@ contains
       s = wrong_rank(int(v%ndim), ndim)
       return
     end if
-    ! Dense row-major storage, which the C API gives for one patch: the pointer below relies on it.
+    s = view_bounds(v, ndim, 'tessera_local', lb, ext, stored)
+  end function
+
+  ! A C view's storage in Fortran order: lower bounds (global along an interval axis, 1 at the
+  ! first owned position of a compacted one) and extents, ghosts included; `stored` is false for a
+  ! view of no storage. Fails unless the storage is dense row-major, which the pointers rely on.
+  function view_bounds(v, ndim, caller, lb, ext, stored) result(s)
+    type(c_view), intent(in) :: v
+    integer, intent(in) :: ndim
+    character(*), intent(in) :: caller
+    integer(c_int64_t), intent(out) :: lb(TESSERA_MAX_DIM), ext(TESSERA_MAX_DIM)
+    logical, intent(out) :: stored
+    integer(c_int) :: s
+    integer(c_int64_t) :: stride
+    integer :: k, c
+    s = TESSERA_OK
+    stored = .false.
+    lb = 1
+    ext = 0
     stride = 1
     do c = ndim, 1, -1
       if (v%strides(c) /= stride) then
-        s = fail(TESSERA_ERR_INTERNAL, 'tessera_local: the storage is not dense row-major')
+        s = fail(TESSERA_ERR_INTERNAL, caller // ': the storage is not dense row-major')
         return
       end if
       stride = stride * v%extents(c)
@@ -826,6 +920,630 @@ contains
   end subroutine
 
   ! ---------------------------------------------------------------------------------------------
+  ! Multiblock domains (Multiblock PARTI; docs/fortran.md, "Multiblock domains"). Blocks, patches
+  ! and interfaces are numbered as in C, from 0 (blocks(b + 1) is block b); points, boxes and
+  ! dimensions are in Fortran order, inclusive, in each block's own indices, as everywhere here.
+  ! ---------------------------------------------------------------------------------------------
+
+  !> A multiblock domain on the ranks of `comm`: block b is blocks(b + 1) (any distribution for
+  !> comm's size, over the block's own box), glued by `interfaces`; arrays over it may have ghosts up
+  !> to max_ghost_width wide. Not collective, but every rank passes the same arguments, so a bad
+  !> interface (an axis that is not a dimension, a perm that is not a permutation, faces that do not
+  !> match, two interfaces sharing a face cell) fails alike on every rank.
+  subroutine tessera_multiblock_create(comm, blocks, interfaces, max_ghost_width, multiblock, status)
+    type(tessera_comm), intent(in) :: comm
+    type(tessera_dist), intent(in) :: blocks(:)
+    type(tessera_block_interface), intent(in) :: interfaces(:)
+    integer, intent(in) :: max_ghost_width
+    type(tessera_multiblock), intent(out) :: multiblock
+    integer, intent(out), optional :: status
+    ! C reads no entry of an empty list, but Fortran passes an address: one spare entry each.
+    type(c_ptr) :: handles(max(size(blocks), 1))
+    type(c_block_interface) :: glue(max(size(interfaces), 1))
+    integer(c_int) :: s, ndim, rank
+    integer :: i
+    handles = c_null_ptr
+    do i = 1, size(blocks)
+      handles(i) = blocks(i)%h
+    end do
+    s = TESSERA_OK
+    ! The blocks' dimension, to check and turn the interfaces in Fortran's terms. Without a usable
+    ! first block, tessera_multiblock_create says what is wrong with the blocks.
+    ndim = 0
+    if (size(blocks) > 0) then
+      if (c_dist_ndim(blocks(1)%h, ndim) /= TESSERA_OK) ndim = 0
+    end if
+    if (ndim > 0) then
+      do i = 1, size(interfaces)
+        s = to_c_interface(interfaces(i), int(ndim), 'tessera_multiblock_create: interfaces(' // str(i) // ')', &
+                           glue(i))
+        if (s /= TESSERA_OK) exit
+      end do
+    end if
+    if (s == TESSERA_OK) s = c_comm_rank(comm%h, rank)
+    if (s == TESSERA_OK) then
+      s = c_multiblock_create(comm%h, handles, size(blocks, kind=c_size_t), glue, size(interfaces, kind=c_size_t), &
+                              int(max_ghost_width, c_int64_t), multiblock%h)
+      if (s /= TESSERA_OK) s = fail(s, c_message() // c_terms)
+    end if
+    if (s == TESSERA_OK) s = record_blocks(multiblock, int(rank))
+    call finish(s, status)
+  end subroutine
+
+  ! Remembers the rank, the dimension and every block's extents (see tessera_multiblock).
+  function record_blocks(multiblock, rank) result(s)
+    type(tessera_multiblock), intent(inout) :: multiblock
+    integer, intent(in) :: rank
+    integer(c_int) :: s, ndim
+    integer(c_size_t) :: count, b
+    type(c_box) :: box
+    s = c_multiblock_ndim(multiblock%h, ndim)
+    if (s == TESSERA_OK) s = c_multiblock_block_count(multiblock%h, count)
+    if (s /= TESSERA_OK) return
+    allocate(multiblock%extents(ndim, count))
+    do b = 0, count - 1
+      s = c_multiblock_block_box(multiblock%h, b, box)
+      if (s /= TESSERA_OK) return
+      multiblock%extents(:, b + 1) = int(reversed(box%hi(1:ndim) - box%lo(1:ndim)))
+    end do
+    multiblock%rank = rank
+    multiblock%ndim = int(ndim)
+  end function
+
+  ! One interface in C's terms; `what` names it in messages.
+  function to_c_interface(glue, ndim, what, c) result(s)
+    type(tessera_block_interface), intent(in) :: glue
+    integer, intent(in) :: ndim
+    character(*), intent(in) :: what
+    type(c_block_interface), intent(out) :: c
+    integer(c_int) :: s
+    s = to_c_face(glue%a, ndim, what // '%a', c%a)
+    if (s == TESSERA_OK) s = to_c_face(glue%b, ndim, what // '%b', c%b)
+    ! An unallocated perm or flip is an absent argument (the identity, nothing reversed).
+    if (s == TESSERA_OK) s = to_c_orientation(ndim, what // '%', c%perm, c%flip, glue%perm, glue%flip)
+  end function
+
+  function to_c_face(face, ndim, what, c) result(s)
+    type(tessera_block_face), intent(in) :: face
+    integer, intent(in) :: ndim
+    character(*), intent(in) :: what
+    type(c_block_face), intent(out) :: c
+    integer(c_int) :: s
+    s = TESSERA_OK
+    if (face%axis < 1 .or. face%axis > ndim) then
+      s = fail(TESSERA_ERR_INVALID_ARGUMENT, what // '%axis = ' // str(face%axis) // ' is not a dimension of the ' // &
+                                             str(ndim) // '-dimensional blocks (1..' // str(ndim) // ')')
+      return
+    end if
+    c%block = int(face%block, c_int)  ! the library says if it is not a block
+    c%axis = int(ndim - face%axis, c_int)
+    c%upper = merge(1_c_int, 0_c_int, face%upper)
+    if (allocated(face%cells_lo) .neqv. allocated(face%cells_hi)) then
+      s = fail(TESSERA_ERR_INVALID_ARGUMENT, what // ': cells_lo and cells_hi go together (neither: the whole face)')
+    else if (allocated(face%cells_lo)) then
+      if (size(face%cells_lo) /= ndim .or. size(face%cells_hi) /= ndim) then
+        s = fail(TESSERA_ERR_INVALID_ARGUMENT, what // ': cells_lo and cells_hi have ' // str(size(face%cells_lo)) // &
+                                               ' and ' // str(size(face%cells_hi)) // ' entries, the blocks ' // &
+                                               str(ndim) // ' dimensions')
+      else if (any(face%cells_lo > face%cells_hi)) then
+        ! An empty box means the whole face in C: refused, rather than silently glue all of it.
+        s = fail(TESSERA_ERR_INVALID_ARGUMENT, what // ': cells_lo:cells_hi = (' // str_list(face%cells_lo) // &
+                                               '):(' // str_list(face%cells_hi) // ') holds no cell; leave them ' // &
+                                               'unallocated for the whole face')
+      else
+        call to_c_box(face%cells_lo, face%cells_hi, c%cells)
+      end if
+    end if
+  end function
+
+  ! An orientation in Fortran order (dimension k runs along dimension perm(k) of the other side,
+  ! reversed where flip(k)) in C's: C axis d is Fortran dimension ndim - d, so C's perm[ndim - k]
+  ! is ndim - perm(k). Absent perm: the identity; absent flip: nothing reversed. `what` is what
+  ! messages put before "perm" and "flip".
+  function to_c_orientation(ndim, what, c_perm, c_flip, perm, flip) result(s)
+    integer, intent(in) :: ndim
+    character(*), intent(in) :: what
+    integer(c_int), intent(out) :: c_perm(TESSERA_MAX_DIM), c_flip(TESSERA_MAX_DIM)
+    integer, intent(in), optional :: perm(:)
+    logical, intent(in), optional :: flip(:)
+    integer(c_int) :: s
+    integer :: k
+    s = TESSERA_OK
+    c_perm = 0
+    c_flip = 0
+    do k = 1, ndim
+      c_perm(k) = int(k - 1, c_int)
+    end do
+    if (present(perm)) then
+      if (size(perm) /= ndim) then
+        s = fail(TESSERA_ERR_INVALID_ARGUMENT, what // 'perm has ' // str(size(perm)) // ' entries, the blocks ' // &
+                                               str(ndim) // ' dimensions')
+        return
+      end if
+      do k = 1, ndim
+        if (count(perm == k) /= 1) then
+          s = fail(TESSERA_ERR_INVALID_ARGUMENT, what // 'perm = (' // str_list(perm) // &
+                                                 ') is not a permutation of 1..' // str(ndim))
+          return
+        end if
+      end do
+      do k = 1, ndim
+        c_perm(ndim + 1 - k) = int(ndim - perm(k), c_int)
+      end do
+    end if
+    if (present(flip)) then
+      if (size(flip) /= ndim) then
+        s = fail(TESSERA_ERR_INVALID_ARGUMENT, what // 'flip has ' // str(size(flip)) // ' entries, the blocks ' // &
+                                               str(ndim) // ' dimensions')
+        return
+      end if
+      do k = 1, ndim
+        if (flip(k)) c_flip(ndim + 1 - k) = 1
+      end do
+    end if
+  end function
+
+  subroutine tessera_multiblock_ndim(multiblock, ndim, status)
+    type(tessera_multiblock), intent(in) :: multiblock
+    integer, intent(out) :: ndim
+    integer, intent(out), optional :: status
+    integer(c_int) :: n
+    n = 0
+    call finish(c_multiblock_ndim(multiblock%h, n), status)
+    ndim = int(n)
+  end subroutine
+
+  subroutine tessera_multiblock_block_count(multiblock, count, status)
+    type(tessera_multiblock), intent(in) :: multiblock
+    integer, intent(out) :: count
+    integer, intent(out), optional :: status
+    integer(c_size_t) :: n
+    n = 0
+    call finish(c_multiblock_block_count(multiblock%h, n), status)
+    count = int(n)
+  end subroutine
+
+  ! A block number the C API takes (size_t): a negative one is refused here, before it wraps.
+  function block_number(block, caller) result(s)
+    integer, intent(in) :: block
+    character(*), intent(in) :: caller
+    integer(c_int) :: s
+    s = TESSERA_OK
+    if (block < 0) s = fail(TESSERA_ERR_OUT_OF_RANGE, caller // ': block ' // str(block) // &
+                                                      ' is not a block (they are numbered from 0)')
+  end function
+
+  !> Block `block`'s index space: lo:hi, inclusive, Fortran order (as its distribution was made).
+  subroutine tessera_multiblock_block_box(multiblock, block, lo, hi, status)
+    type(tessera_multiblock), intent(in) :: multiblock
+    integer, intent(in) :: block
+    integer, intent(out) :: lo(:), hi(:)
+    integer, intent(out), optional :: status
+    integer(c_int) :: s, ndim
+    type(c_box) :: box
+    s = block_number(block, 'tessera_multiblock_block_box')
+    if (s == TESSERA_OK) s = c_multiblock_ndim(multiblock%h, ndim)
+    if (s == TESSERA_OK) then
+      if (size(lo) /= ndim .or. size(hi) /= ndim) then
+        s = fail(TESSERA_ERR_INVALID_ARGUMENT, 'tessera_multiblock_block_box: lo and hi have ' // str(size(lo)) // &
+                                               ' and ' // str(size(hi)) // ' entries, the blocks ' // &
+                                               str(int(ndim)) // ' dimensions')
+      else
+        s = c_multiblock_block_box(multiblock%h, int(block, c_size_t), box)
+        if (s == TESSERA_OK) then
+          lo = int(reversed(box%lo(1:ndim)))
+          hi = int(reversed(box%hi(1:ndim))) - 1
+        end if
+      end if
+    end if
+    call finish(s, status)
+  end subroutine
+
+  !> A new handle to block `block`'s current distribution (free it with tessera_free).
+  subroutine tessera_multiblock_block_dist(multiblock, block, dist, status)
+    type(tessera_multiblock), intent(in) :: multiblock
+    integer, intent(in) :: block
+    type(tessera_dist), intent(out) :: dist
+    integer, intent(out), optional :: status
+    integer(c_int) :: s
+    s = block_number(block, 'tessera_multiblock_block_dist')
+    if (s == TESSERA_OK) s = c_multiblock_block_dist(multiblock%h, int(block, c_size_t), dist%h)
+    call finish(s, status)
+  end subroutine
+
+  !> Collective: block b gets the distribution blocks(b + 1), over the same box; the interfaces stay,
+  !> and every array over the domain keeps its values where both layouts hold a cell (cells only
+  !> the new one holds are 0; ghosts need an update). Pointers from tessera_multiblock_array_local
+  !> are stale afterwards, and the patches renumbered. Another number of blocks, a block over
+  !> another box or a ghost update in flight: TESSERA_ERR_INVALID_ARGUMENT on every rank, nothing
+  !> changed.
+  subroutine tessera_multiblock_redistribute(multiblock, blocks, status)
+    type(tessera_multiblock), intent(in) :: multiblock
+    type(tessera_dist), intent(in) :: blocks(:)
+    integer, intent(out), optional :: status
+    type(c_ptr) :: handles(max(size(blocks), 1))
+    integer :: i
+    handles = c_null_ptr
+    do i = 1, size(blocks)
+      handles(i) = blocks(i)%h
+    end do
+    call finish(c_multiblock_redistribute(multiblock%h, handles, size(blocks, kind=c_size_t)), status)
+  end subroutine
+
+  !> An array of real(c_double) over every block, zero everywhere, with `ghosts` layers (default 0,
+  !> at most the domain's max_ghost_width) on every side of every patch, corners included. Ghosts
+  !> beyond a glued face come from the other block (faces only); beyond a face no interface covers
+  !> they are left alone (a wall). Every rank creates the same arrays in the same order.
+  subroutine tessera_multiblock_array_create(multiblock, array, status, ghosts)
+    type(tessera_multiblock), intent(in) :: multiblock
+    type(tessera_multiblock_array), intent(out) :: array
+    integer, intent(out), optional :: status
+    integer, intent(in), optional :: ghosts
+    type(c_ghosts) :: g
+    integer(c_int) :: s, ndim
+    s = c_multiblock_ndim(multiblock%h, ndim)
+    if (s == TESSERA_OK .and. present(ghosts)) then
+      g%lower(1:ndim) = ghosts
+      g%upper(1:ndim) = ghosts
+    end if
+    if (s == TESSERA_OK) s = c_multiblock_array_create(multiblock%h, C_TESSERA_DOUBLE, g, array%h)
+    if (s == TESSERA_OK) then
+      array%rank = multiblock%rank
+      array%ndim = int(ndim)
+      array%extents = multiblock%extents
+    end if
+    call finish(s, status)
+  end subroutine
+
+  !> The patches this rank stores, numbered 0..count-1: one per box it holds in any block (a block
+  !> distribution gives a rank one box of a block, a cyclic one a box per run of indices).
+  subroutine tessera_multiblock_array_patch_count(array, count, status)
+    type(tessera_multiblock_array), intent(in) :: array
+    integer, intent(out) :: count
+    integer, intent(out), optional :: status
+    integer(c_size_t) :: n
+    n = 0
+    call finish(c_multiblock_array_patch_count(array%h, n), status)
+    count = int(n)
+  end subroutine
+
+  ! Patch `patch`'s view, the block it belongs to and its bounds in Fortran order (view_bounds),
+  ! with the owned part into owned_lo/owned_hi when asked for.
+  function multiblock_view(array, patch, ndim, v, block, stored, lb, ext, owned_lo, owned_hi) result(s)
+    type(tessera_multiblock_array), intent(in) :: array
+    integer, intent(in) :: patch, ndim
+    type(c_view), intent(out) :: v
+    integer, intent(out) :: block
+    logical, intent(out) :: stored
+    integer(c_int64_t), intent(out) :: lb(TESSERA_MAX_DIM), ext(TESSERA_MAX_DIM)
+    integer, intent(out), optional :: owned_lo(:), owned_hi(:)
+    integer(c_int) :: s
+    integer(c_size_t) :: b
+    integer :: k, c
+    character(*), parameter :: caller = 'tessera_multiblock_array_local'
+    block = -1
+    stored = .false.
+    lb = 1
+    ext = 0
+    if (patch < 0) then
+      s = fail(TESSERA_ERR_OUT_OF_RANGE, caller // ': patch ' // str(patch) // &
+                                         ' does not exist (patches are numbered from 0)')
+      return
+    end if
+    s = c_multiblock_array_local(array%h, int(patch, c_size_t), C_TESSERA_DOUBLE, b, v)
+    if (s /= TESSERA_OK) return
+    if (v%ndim /= ndim) then
+      s = fail(TESSERA_ERR_MISMATCH, caller // ': the array has ' // str(int(v%ndim)) // &
+                                     ' dimensions, the pointer ' // str(ndim))
+      return
+    end if
+    do k = 1, 2
+      ! The owned bounds, when asked for, need as many entries as there are dimensions.
+      if (k == 1 .and. present(owned_lo)) then
+        if (size(owned_lo) /= ndim) s = fail(TESSERA_ERR_INVALID_ARGUMENT, caller // ': owned_lo has ' // &
+                                             str(size(owned_lo)) // ' entries, the array ' // str(ndim) // &
+                                             ' dimensions')
+      else if (k == 2 .and. present(owned_hi)) then
+        if (size(owned_hi) /= ndim) s = fail(TESSERA_ERR_INVALID_ARGUMENT, caller // ': owned_hi has ' // &
+                                             str(size(owned_hi)) // ' entries, the array ' // str(ndim) // &
+                                             ' dimensions')
+      end if
+      if (s /= TESSERA_OK) return
+    end do
+    s = view_bounds(v, ndim, caller, lb, ext, stored)
+    if (s /= TESSERA_OK) return
+    block = int(b)
+    do k = 1, ndim
+      c = ndim + 1 - k
+      if (present(owned_lo)) owned_lo(k) = int(lb(k) + v%ghost_lo(c))
+      if (present(owned_hi)) owned_hi(k) = int(lb(k) + v%ghost_lo(c) + v%count(c) - 1)
+    end do
+  end function
+
+  !> u points at patch `patch` (0..count-1) of this rank's storage, ghosts included, indexed by the
+  !> block's own indices; `block` is the block it belongs to; owned_lo:owned_hi, if given, the part
+  !> this rank owns. Valid until the domain is redistributed.
+  subroutine multiblock_local_1d(array, patch, block, u, status, owned_lo, owned_hi)
+    type(tessera_multiblock_array), intent(in) :: array
+    integer, intent(in) :: patch
+    integer, intent(out) :: block
+    real(c_double), pointer, intent(out) :: u(:)
+    integer, intent(out), optional :: status
+    integer, intent(out), optional :: owned_lo(:), owned_hi(:)
+    type(c_view) :: v
+    integer(c_int64_t) :: lb(TESSERA_MAX_DIM), ext(TESSERA_MAX_DIM)
+    real(c_double), pointer :: flat(:)
+    logical :: stored
+    integer(c_int) :: s
+    s = multiblock_view(array, patch, 1, v, block, stored, lb, ext, owned_lo, owned_hi)
+    u => nothing
+    if (s == TESSERA_OK .and. stored) then
+      call c_f_pointer(v%data, flat, [ext(1)])
+      u(lb(1):lb(1) + ext(1) - 1) => flat
+    end if
+    call finish(s, status)
+  end subroutine
+
+  subroutine multiblock_local_2d(array, patch, block, u, status, owned_lo, owned_hi)
+    type(tessera_multiblock_array), intent(in) :: array
+    integer, intent(in) :: patch
+    integer, intent(out) :: block
+    real(c_double), pointer, intent(out) :: u(:, :)
+    integer, intent(out), optional :: status
+    integer, intent(out), optional :: owned_lo(:), owned_hi(:)
+    type(c_view) :: v
+    integer(c_int64_t) :: lb(TESSERA_MAX_DIM), ext(TESSERA_MAX_DIM)
+    real(c_double), pointer :: flat(:)
+    logical :: stored
+    integer(c_int) :: s
+    s = multiblock_view(array, patch, 2, v, block, stored, lb, ext, owned_lo, owned_hi)
+    u(1:0, 1:0) => nothing
+    if (s == TESSERA_OK .and. stored) then
+      call c_f_pointer(v%data, flat, [product(ext(1:2))])
+      u(lb(1):lb(1) + ext(1) - 1, lb(2):lb(2) + ext(2) - 1) => flat
+    end if
+    call finish(s, status)
+  end subroutine
+
+  subroutine multiblock_local_3d(array, patch, block, u, status, owned_lo, owned_hi)
+    type(tessera_multiblock_array), intent(in) :: array
+    integer, intent(in) :: patch
+    integer, intent(out) :: block
+    real(c_double), pointer, intent(out) :: u(:, :, :)
+    integer, intent(out), optional :: status
+    integer, intent(out), optional :: owned_lo(:), owned_hi(:)
+    type(c_view) :: v
+    integer(c_int64_t) :: lb(TESSERA_MAX_DIM), ext(TESSERA_MAX_DIM)
+    real(c_double), pointer :: flat(:)
+    logical :: stored
+    integer(c_int) :: s
+    s = multiblock_view(array, patch, 3, v, block, stored, lb, ext, owned_lo, owned_hi)
+    u(1:0, 1:0, 1:0) => nothing
+    if (s == TESSERA_OK .and. stored) then
+      call c_f_pointer(v%data, flat, [product(ext(1:3))])
+      u(lb(1):lb(1) + ext(1) - 1, lb(2):lb(2) + ext(2) - 1, lb(3):lb(3) + ext(3) - 1) => flat
+    end if
+    call finish(s, status)
+  end subroutine
+
+  ! A point of block `block` (Fortran order) in C's order, checked against the array's dimension.
+  function c_point_of(array, block, point, caller, c_point) result(s)
+    type(tessera_multiblock_array), intent(in) :: array
+    integer, intent(in) :: block, point(:)
+    character(*), intent(in) :: caller
+    integer(c_int64_t), intent(out) :: c_point(TESSERA_MAX_DIM)
+    integer(c_int) :: s
+    c_point = 0
+    s = block_number(block, caller)
+    if (s /= TESSERA_OK) return
+    ! An array never created (ndim 0) is left to the library, which names the bad handle.
+    if (array%ndim > 0 .and. size(point) /= array%ndim) then
+      s = fail(TESSERA_ERR_INVALID_ARGUMENT, caller // ': point has ' // str(size(point)) // ' entries, the array ' // &
+                                             str(array%ndim) // ' dimensions')
+      return
+    end if
+    if (size(point) <= TESSERA_MAX_DIM) c_point(1:size(point)) = reversed(int(point, c_int64_t))
+  end function
+
+  !> The element at `point` (Fortran order) of block `block`; this rank must store it (owned or
+  !> ghost), else TESSERA_ERR_OUT_OF_RANGE.
+  subroutine tessera_multiblock_array_get(array, block, point, value, status)
+    type(tessera_multiblock_array), intent(in) :: array
+    integer, intent(in) :: block, point(:)
+    real(c_double), intent(out), target :: value
+    integer, intent(out), optional :: status
+    integer(c_int64_t) :: c_point(TESSERA_MAX_DIM)
+    integer(c_int) :: s
+    value = 0
+    s = c_point_of(array, block, point, 'tessera_multiblock_array_get', c_point)
+    if (s == TESSERA_OK) s = c_multiblock_array_get(array%h, int(block, c_size_t), c_point, C_TESSERA_DOUBLE, &
+                                                    c_loc(value))
+    call finish(s, status)
+  end subroutine
+
+  !> Sets the element at `point` of block `block`, which this rank must store.
+  subroutine tessera_multiblock_array_set(array, block, point, value, status)
+    type(tessera_multiblock_array), intent(in) :: array
+    integer, intent(in) :: block, point(:)
+    real(c_double), intent(in), target :: value
+    integer, intent(out), optional :: status
+    integer(c_int64_t) :: c_point(TESSERA_MAX_DIM)
+    integer(c_int) :: s
+    s = c_point_of(array, block, point, 'tessera_multiblock_array_set', c_point)
+    if (s == TESSERA_OK) s = c_multiblock_array_set(array%h, int(block, c_size_t), c_point, C_TESSERA_DOUBLE, &
+                                                    c_loc(value))
+    call finish(s, status)
+  end subroutine
+
+  !> Collective: fills every ghost, each block's from its own cells and across interfaces from the
+  !> glued block, orientation applied.
+  subroutine tessera_multiblock_array_update_ghosts(array, status)
+    type(tessera_multiblock_array), intent(in) :: array
+    integer, intent(out), optional :: status
+    call finish(c_multiblock_array_update_ghosts(array%h), status)
+  end subroutine
+
+  !> Collective: the update started here and completed by tessera_multiblock_array_end_update_ghosts,
+  !> around work on owned cells; ghosts must not be touched in between. TESSERA_ERR_CALL_ORDER for a
+  !> begin with an update in flight, or an end without one.
+  subroutine tessera_multiblock_array_begin_update_ghosts(array, status)
+    type(tessera_multiblock_array), intent(in) :: array
+    integer, intent(out), optional :: status
+    call finish(c_multiblock_array_begin_update_ghosts(array%h), status)
+  end subroutine
+
+  subroutine tessera_multiblock_array_end_update_ghosts(array, status)
+    type(tessera_multiblock_array), intent(in) :: array
+    integer, intent(out), optional :: status
+    call finish(c_multiblock_array_end_update_ghosts(array%h), status)
+  end subroutine
+
+  !> Collective: every ghost an update fills is combined with `op` (TESSERA_OP_ADD, ...) into the cell
+  !> it mirrors, across interfaces through the inverse orientation (fluxes, deposits).
+  subroutine tessera_multiblock_array_accumulate_ghosts(array, op, status)
+    type(tessera_multiblock_array), intent(in) :: array
+    integer, intent(in) :: op
+    integer, intent(out), optional :: status
+    call finish(c_multiblock_array_accumulate_ghosts(array%h, int(op, c_int)), status)
+  end subroutine
+
+  !> Collective: `op` (TESSERA_OP_ADD, _MULTIPLY, _MIN, _MAX) over every cell of every block, the
+  !> same bits on every rank.
+  subroutine tessera_multiblock_array_reduce(array, op, result, status)
+    type(tessera_multiblock_array), intent(in) :: array
+    integer, intent(in) :: op
+    real(c_double), intent(out), target :: result
+    integer, intent(out), optional :: status
+    result = 0
+    call finish(c_multiblock_array_reduce(array%h, int(op, c_int), C_TESSERA_DOUBLE, c_loc(result)), status)
+  end subroutine
+
+  ! The gather of a block: on a receiving rank (root, or every rank for root = -1) `buffer` of
+  ! `shape` must be the block's shape; a receiving rank whose buffer does not fit passes none, so
+  ! that the call fails on every rank (the library checks the receivers' capacity collectively).
+  function multiblock_gather(array, block, root, shape, buffer, count) result(s)
+    type(tessera_multiblock_array), intent(in) :: array
+    integer, intent(in) :: block, root, shape(:)
+    type(c_ptr), intent(in) :: buffer
+    integer(c_int64_t), intent(in) :: count
+    integer(c_int) :: s
+    logical :: refused
+    character(*), parameter :: caller = 'tessera_multiblock_array_gather_block'
+    s = block_number(block, caller)
+    if (s /= TESSERA_OK) return
+    refused = .false.
+    ! A block the library does not know is left to it (OUT_OF_RANGE on every rank).
+    if ((root == -1 .or. array%rank == root) .and. allocated(array%extents)) then
+      if (block < size(array%extents, 2)) then
+        if (size(shape) /= size(array%extents, 1)) then
+          refused = .true.
+        else
+          refused = any(shape /= array%extents(:, block + 1))
+        end if
+      end if
+    end if
+    if (refused) then
+      s = c_multiblock_array_gather_block(array%h, int(block, c_size_t), int(root, c_int), C_TESSERA_DOUBLE, &
+                                          c_null_ptr, 0_c_int64_t)
+      if (s /= TESSERA_OK) s = fail(s, caller // ': `out` has shape (' // str_list(shape) // '), not block ' // &
+                                       str(block) // '''s (' // str_list(array%extents(:, block + 1)) // ')')
+    else
+      s = c_multiblock_array_gather_block(array%h, int(block, c_size_t), int(root, c_int), C_TESSERA_DOUBLE, &
+                                          buffer, count)
+    end if
+  end function
+
+  subroutine multiblock_gather_1d(array, block, root, out, status)
+    type(tessera_multiblock_array), intent(in) :: array
+    integer, intent(in) :: block, root
+    real(c_double), intent(inout), contiguous, target :: out(:)
+    integer, intent(out), optional :: status
+    call finish(multiblock_gather(array, block, root, shape(out), address_of(out, size(out, kind=c_int64_t)), &
+                                  size(out, kind=c_int64_t)), status)
+  end subroutine
+  subroutine multiblock_gather_2d(array, block, root, out, status)
+    type(tessera_multiblock_array), intent(in) :: array
+    integer, intent(in) :: block, root
+    real(c_double), intent(inout), contiguous, target :: out(:, :)
+    integer, intent(out), optional :: status
+    call finish(multiblock_gather(array, block, root, shape(out), address_of(out, size(out, kind=c_int64_t)), &
+                                  size(out, kind=c_int64_t)), status)
+  end subroutine
+  subroutine multiblock_gather_3d(array, block, root, out, status)
+    type(tessera_multiblock_array), intent(in) :: array
+    integer, intent(in) :: block, root
+    real(c_double), intent(inout), contiguous, target :: out(:, :, :)
+    integer, intent(out), optional :: status
+    call finish(multiblock_gather(array, block, root, shape(out), address_of(out, size(out, kind=c_int64_t)), &
+                                  size(out, kind=c_int64_t)), status)
+  end subroutine
+
+  ! A section in C's terms; `what` names it in messages.
+  function to_c_section(section, ndim, what, c) result(s)
+    type(tessera_block_section), intent(in) :: section
+    integer, intent(in) :: ndim
+    character(*), intent(in) :: what
+    type(c_block_section), intent(out) :: c
+    integer(c_int) :: s
+    s = TESSERA_OK
+    if (.not. allocated(section%lo) .or. .not. allocated(section%hi)) then
+      s = fail(TESSERA_ERR_INVALID_ARGUMENT, what // ': lo and hi must be given')
+      return
+    end if
+    if (size(section%lo) /= ndim .or. size(section%hi) /= ndim) then
+      s = fail(TESSERA_ERR_INVALID_ARGUMENT, what // ': lo and hi have ' // str(size(section%lo)) // ' and ' // &
+                                             str(size(section%hi)) // ' entries, the blocks ' // str(ndim) // &
+                                             ' dimensions')
+      return
+    end if
+    c%block = int(section%block, c_int)  ! the library says if it is not a block
+    call to_c_box(section%lo, section%hi, c%box)
+    if (allocated(section%stride)) then
+      if (size(section%stride) /= ndim) then
+        s = fail(TESSERA_ERR_INVALID_ARGUMENT, what // ': stride has ' // str(size(section%stride)) // &
+                                               ' entries, the blocks ' // str(ndim) // ' dimensions')
+      else if (any(section%stride < 1)) then
+        ! 0 means 1 to the C API: refused here rather than taken for every index.
+        s = fail(TESSERA_ERR_INVALID_ARGUMENT, what // ': stride = (' // str_list(section%stride) // &
+                                               ') must be >= 1 along every dimension')
+      else
+        c%stride(1:ndim) = reversed(int(section%stride, c_int64_t))
+      end if
+    end if
+  end function
+
+  !> Collective: PARTI's regular section move, section `from` of `src` onto section `to` of `dst`
+  !> (the same array or another over the same domain): point k of `to` along dimension d is point
+  !> number k along dimension perm(d) of `from`, counted from the other end where flip(d) (Fortran
+  !> order; absent: the identity, nothing reversed). Ghosts are untouched. Point counts that do not
+  !> agree, a section outside its block, arrays over different domains: an error on every rank,
+  !> nothing moved.
+  subroutine tessera_multiblock_copy_section(src, from, dst, to, status, perm, flip)
+    type(tessera_multiblock_array), intent(in) :: src, dst
+    type(tessera_block_section), intent(in) :: from, to
+    integer, intent(out), optional :: status
+    integer, intent(in), optional :: perm(:)
+    logical, intent(in), optional :: flip(:)
+    type(c_block_section) :: c_from, c_to
+    integer(c_int) :: c_perm(TESSERA_MAX_DIM), c_flip(TESSERA_MAX_DIM), s
+    character(*), parameter :: caller = 'tessera_multiblock_copy_section'
+    s = TESSERA_OK
+    c_perm = 0
+    c_flip = 0
+    ! An array never created (ndim 0) is left to the library, which names the bad handle.
+    if (src%ndim > 0) then
+      s = to_c_section(from, src%ndim, caller // ': from', c_from)
+      if (s == TESSERA_OK) s = to_c_section(to, src%ndim, caller // ': to', c_to)
+      if (s == TESSERA_OK) s = to_c_orientation(src%ndim, caller // ': ', c_perm, c_flip, perm, flip)
+    end if
+    if (s == TESSERA_OK) then
+      s = c_multiblock_copy_section(src%h, c_from, dst%h, c_to, c_perm, c_flip)
+      if (s /= TESSERA_OK) s = fail(s, c_message() // c_terms)
+    end if
+    call finish(s, status)
+  end subroutine
+
+  ! ---------------------------------------------------------------------------------------------
   ! Freeing and helpers
   ! ---------------------------------------------------------------------------------------------
 
@@ -858,6 +1576,16 @@ contains
     type(tessera_groups), intent(inout) :: handle
     integer, intent(out), optional :: status
     call finish(c_groups_free(handle%h), status)
+  end subroutine
+  subroutine free_multiblock(handle, status)
+    type(tessera_multiblock), intent(inout) :: handle
+    integer, intent(out), optional :: status
+    call finish(c_multiblock_free(handle%h), status)
+  end subroutine
+  subroutine free_multiblock_array(handle, status)
+    type(tessera_multiblock_array), intent(inout) :: handle
+    integer, intent(out), optional :: status
+    call finish(c_multiblock_array_free(handle%h), status)
   end subroutine
 
   pure function reversed(a) result(r)

@@ -35,6 +35,20 @@ module tessera_c_api
                           ghost_lo(C_TESSERA_MAX_DIM) = 0, count(C_TESSERA_MAX_DIM) = 0, first(C_TESSERA_MAX_DIM) = 0
     integer(c_int) :: contiguous(C_TESSERA_MAX_DIM) = 0
   end type
+  ! Multiblock domains (tessera_block_face, tessera_block_interface, tessera_block_section).
+  type, bind(C) :: c_block_face
+    integer(c_int) :: block = 0, axis = 0, upper = 0
+    type(c_box) :: cells  ! an empty (all-zero) box: the whole face
+  end type
+  type, bind(C) :: c_block_interface
+    type(c_block_face) :: a, b
+    integer(c_int) :: perm(C_TESSERA_MAX_DIM) = 0, flip(C_TESSERA_MAX_DIM) = 0
+  end type
+  type, bind(C) :: c_block_section
+    integer(c_int) :: block = 0
+    type(c_box) :: box
+    integer(c_int64_t) :: stride(C_TESSERA_MAX_DIM) = 0
+  end type
 
   interface
     function c_last_error() bind(C, name="tessera_last_error")
@@ -242,6 +256,146 @@ module tessera_c_api
       type(c_ptr), value :: to, dst
       integer(c_int) :: c_copy_between_groups
     end function
+    function c_dist_ndim(dist, ndim) bind(C, name="tessera_dist_ndim")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: dist
+      integer(c_int), intent(out) :: ndim
+      integer(c_int) :: c_dist_ndim
+    end function
+
+    ! Multiblock domains (tessera.h, "Multiblock domains").
+    function c_multiblock_create(comm, blocks, block_count, interfaces, interface_count, max_ghost_width, out) &
+        bind(C, name="tessera_multiblock_create")
+      import :: c_int, c_int64_t, c_ptr, c_size_t, c_block_interface
+      type(c_ptr), value :: comm
+      type(c_ptr), intent(in) :: blocks(*)
+      integer(c_size_t), value :: block_count
+      type(c_block_interface), intent(in) :: interfaces(*)
+      integer(c_size_t), value :: interface_count
+      integer(c_int64_t), value :: max_ghost_width
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: c_multiblock_create
+    end function
+    function c_multiblock_ndim(multiblock, ndim) bind(C, name="tessera_multiblock_ndim")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: multiblock
+      integer(c_int), intent(out) :: ndim
+      integer(c_int) :: c_multiblock_ndim
+    end function
+    function c_multiblock_block_count(multiblock, count) bind(C, name="tessera_multiblock_block_count")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: multiblock
+      integer(c_size_t), intent(out) :: count
+      integer(c_int) :: c_multiblock_block_count
+    end function
+    function c_multiblock_block_box(multiblock, block, box) bind(C, name="tessera_multiblock_block_box")
+      import :: c_int, c_ptr, c_size_t, c_box
+      type(c_ptr), value :: multiblock
+      integer(c_size_t), value :: block
+      type(c_box), intent(out) :: box
+      integer(c_int) :: c_multiblock_block_box
+    end function
+    function c_multiblock_block_dist(multiblock, block, out) bind(C, name="tessera_multiblock_block_dist")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: multiblock
+      integer(c_size_t), value :: block
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: c_multiblock_block_dist
+    end function
+    function c_multiblock_redistribute(multiblock, blocks, block_count) bind(C, name="tessera_multiblock_redistribute")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: multiblock
+      type(c_ptr), intent(in) :: blocks(*)
+      integer(c_size_t), value :: block_count
+      integer(c_int) :: c_multiblock_redistribute
+    end function
+    function c_multiblock_array_create(multiblock, type, ghosts, out) bind(C, name="tessera_multiblock_array_create")
+      import :: c_int, c_ptr, c_ghosts
+      type(c_ptr), value :: multiblock
+      integer(c_int), value :: type
+      type(c_ghosts), intent(in) :: ghosts
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: c_multiblock_array_create
+    end function
+    function c_multiblock_array_patch_count(array, count) bind(C, name="tessera_multiblock_array_patch_count")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: array
+      integer(c_size_t), intent(out) :: count
+      integer(c_int) :: c_multiblock_array_patch_count
+    end function
+    function c_multiblock_array_local(array, patch, type, block, view) bind(C, name="tessera_multiblock_array_local")
+      import :: c_int, c_ptr, c_size_t, c_view
+      type(c_ptr), value :: array
+      integer(c_size_t), value :: patch
+      integer(c_int), value :: type
+      integer(c_size_t), intent(out) :: block
+      type(c_view), intent(out) :: view
+      integer(c_int) :: c_multiblock_array_local
+    end function
+    function c_multiblock_array_get(array, block, point, type, value) bind(C, name="tessera_multiblock_array_get")
+      import :: c_int, c_int64_t, c_ptr, c_size_t
+      type(c_ptr), value :: array
+      integer(c_size_t), value :: block
+      integer(c_int64_t), intent(in) :: point(*)
+      integer(c_int), value :: type
+      type(c_ptr), value :: value
+      integer(c_int) :: c_multiblock_array_get
+    end function
+    function c_multiblock_array_set(array, block, point, type, value) bind(C, name="tessera_multiblock_array_set")
+      import :: c_int, c_int64_t, c_ptr, c_size_t
+      type(c_ptr), value :: array
+      integer(c_size_t), value :: block
+      integer(c_int64_t), intent(in) :: point(*)
+      integer(c_int), value :: type
+      type(c_ptr), value :: value
+      integer(c_int) :: c_multiblock_array_set
+    end function
+    function c_multiblock_array_update_ghosts(array) bind(C, name="tessera_multiblock_array_update_ghosts")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array
+      integer(c_int) :: c_multiblock_array_update_ghosts
+    end function
+    function c_multiblock_array_begin_update_ghosts(array) bind(C, name="tessera_multiblock_array_begin_update_ghosts")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array
+      integer(c_int) :: c_multiblock_array_begin_update_ghosts
+    end function
+    function c_multiblock_array_end_update_ghosts(array) bind(C, name="tessera_multiblock_array_end_update_ghosts")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array
+      integer(c_int) :: c_multiblock_array_end_update_ghosts
+    end function
+    function c_multiblock_array_accumulate_ghosts(array, op) bind(C, name="tessera_multiblock_array_accumulate_ghosts")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array
+      integer(c_int), value :: op
+      integer(c_int) :: c_multiblock_array_accumulate_ghosts
+    end function
+    function c_multiblock_array_reduce(array, op, type, result) bind(C, name="tessera_multiblock_array_reduce")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array, result
+      integer(c_int), value :: op, type
+      integer(c_int) :: c_multiblock_array_reduce
+    end function
+    function c_multiblock_array_gather_block(array, block, root, type, out, capacity) &
+        bind(C, name="tessera_multiblock_array_gather_block")
+      import :: c_int, c_int64_t, c_ptr, c_size_t
+      type(c_ptr), value :: array
+      integer(c_size_t), value :: block
+      integer(c_int), value :: root, type
+      type(c_ptr), value :: out
+      integer(c_int64_t), value :: capacity
+      integer(c_int) :: c_multiblock_array_gather_block
+    end function
+    function c_multiblock_copy_section(src, from, dst, to, perm, flip) bind(C, name="tessera_multiblock_copy_section")
+      import :: c_int, c_ptr, c_block_section
+      type(c_ptr), value :: src
+      type(c_block_section), intent(in) :: from
+      type(c_ptr), value :: dst
+      type(c_block_section), intent(in) :: to
+      integer(c_int), intent(in) :: perm(*), flip(*)
+      integer(c_int) :: c_multiblock_copy_section
+    end function
   end interface
 
   abstract interface
@@ -253,12 +407,14 @@ module tessera_c_api
     end function
   end interface
 
-  ! The six tessera_*_free functions have c_free's interface.
+  ! The tessera_*_free functions have c_free's interface.
   procedure(c_free), bind(C, name="tessera_comm_free") :: c_comm_free
   procedure(c_free), bind(C, name="tessera_grid_free") :: c_grid_free
   procedure(c_free), bind(C, name="tessera_dist_free") :: c_dist_free
   procedure(c_free), bind(C, name="tessera_domain_free") :: c_domain_free
   procedure(c_free), bind(C, name="tessera_array_free") :: c_array_free
   procedure(c_free), bind(C, name="tessera_groups_free") :: c_groups_free
+  procedure(c_free), bind(C, name="tessera_multiblock_free") :: c_multiblock_free
+  procedure(c_free), bind(C, name="tessera_multiblock_array_free") :: c_multiblock_array_free
 
 end module tessera_c_api

@@ -88,6 +88,12 @@ class Show(ToolTestCase):
         "show_box_set_holes.txt": ["domain=8x10", "boxes=0:4x0:4@0,0:4x4:10@1,4:8x0:6@2,5:7x7:9@1"],
         "show_box_set_ghosts_rank.txt": ["domain=8x8", "boxes=0:8x0:3,0:3x3:8,5:8x5:8", "assign=knapsack",
                                          "ghosts=1", "--ranks", "3", "--rank", "1"],
+        # A multiblock spec: a block x block block, cyclic rows, a box set with a hole; a turned
+        # interface, a flipped part of a face, a periodic block (docs/spec-format.md, "Multiblock").
+        "show_multiblock.txt": ["width=2", "ghosts=1", "block", "domain=6x8", "block", "domain=8x5", "grid=*x1",
+                                "dist=cyclic,block", "block", "domain=6x8", "boxes=0:3x0:8@1,3:6x0:4@0",
+                                "glue", "0.0+", "1.1+", "perm=1,0", "flip=1,0", "glue", "1.0+", "2.0-[0:1x2:7]",
+                                "flip=0,1", "glue", "2.1+", "2.1-", "--ranks", "3"],
         "show_box_set_downsampled.txt": ["domain=200x300", "boxes=0:200x0:100,0:50x100:300,120:200x220:300",
                                          "assign=morton(chop=40x40)@4", "--max-cells", "20"],
     }
@@ -140,6 +146,24 @@ class Show(ToolTestCase):
         self.fails(2, "show", "domain=8", "boxes=0:4", "assign=greedy", says=[r"at column 27, \"greedy\": is not a policy"])
         self.fails(2, "show", "domain=8", "boxes=0:4@0,4:8@3", "--ranks", "2",
                    says=[r"at column 22, \"4:8@3\": owner 3 is not a rank of the communicator \[0, 2\)"])
+
+    def test_multiblock_specs(self):
+        # An SVG of the embedding; a file reads as the words do; the errors name the glue clause.
+        path = work_path("show-multiblock.svg")
+        out = self.ok("show", "block", "domain=4x4", "block", "domain=6x4", "glue", "0.0+", "1.0-", "--svg", path)
+        self.assertIn("multiblock: 2 blocks, 1 glue clause on 4 ranks", out)
+        with open(path) as f:
+            self.assertIn("<svg", f.read())
+        spec_file = work_path("ring.spec")
+        with open(spec_file, "w") as f:
+            f.write("# two blocks\nblock domain=4x4\nblock domain=4x4\nglue 0.0+ 1.1+ perm=1,0 flip=1,0\n")
+        self.assertIn("glue 0.0+ 1.1+ perm=1,0 flip=1,0", self.ok("show", "@" + spec_file))
+        self.fails(2, "show", "block", "domain=4x4", "block", "domain=4x5", "glue", "0.0+", "1.0-",
+                   says=[r"SPEC: at column 35, \"glue 0.0\+ 1.0-\": .*differ in size"])
+        self.fails(2, "show", "block", "domain=4x4", "glue", "0.0+", "0.0-", "perm=1,1",
+                   says=[r"SPEC: at column 33, \"perm=1,1\": is not a permutation"])
+        self.fails(2, "show", "block", "domain=4x4", "--rank", "0", says=[r"--rank: .*multiblock"])
+        self.fails(2, "plan", "block domain=4x4", "domain=4x4", says=[r"FROM: a multiblock spec"])
 
     def test_bad_usage(self):
         self.fails(2, "show", says=[r"SPEC is required"])

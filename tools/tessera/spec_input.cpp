@@ -13,22 +13,42 @@ std::string name_spec_argument(std::string_view message, std::string_view what) 
   return std::string(what) + ": " + std::string(message);
 }
 
-SpecArgument read_spec(const std::vector<std::string>& words, std::string_view what) {
-  SpecArgument out;
+std::string read_spec_text(const std::vector<std::string>& words, std::string_view what) {
+  std::string out;
   if (words.size() == 1 && !words.front().empty() && words.front().front() == '@') {
     const std::string path = words.front().substr(1);
     std::ifstream file(path);
     if (!file) throw UsageError(std::string(what) + ": cannot read the spec file '" + path + "'");
     std::ostringstream text;
     text << file.rdbuf();
-    out.text = text.str();
+    out = text.str();
   } else {
-    for (const auto& w : words) out.text += (out.text.empty() ? "" : " ") + w;
+    for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
   }
-  if (out.text.find_first_not_of(" \t\r\n") == std::string::npos)
+  if (out.find_first_not_of(" \t\r\n") == std::string::npos)
     throw UsageError(std::string(what) + ": the spec is empty (it needs at least domain=...)");
+  return out;
+}
+
+SpecArgument read_spec(const std::vector<std::string>& words, std::string_view what) {
+  SpecArgument out;
+  out.text = read_spec_text(words, what);
+  if (tessera::is_multiblock_spec(out.text))
+    throw UsageError(std::string(what) +
+                     ": a multiblock spec (block ... glue ...): `tessera show` draws one; this takes one distribution");
   try {
     out.spec = tessera::parse_spec(out.text);
+  } catch (const tessera::Error& e) {
+    throw tessera::Error(e.code(), name_spec_argument(e.what(), what));
+  }
+  return out;
+}
+
+MultiblockArgument read_multiblock_spec(std::string text, std::string_view what) {
+  MultiblockArgument out;
+  out.text = std::move(text);
+  try {
+    out.spec = tessera::parse_multiblock_spec(out.text);
   } catch (const tessera::Error& e) {
     throw tessera::Error(e.code(), name_spec_argument(e.what(), what));
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "exit_status.hpp"
+#include "tessera/spec/multiblock_spec.hpp"
 #include "tessera/spec/spec.hpp"
 
 namespace tessera_tool {
@@ -23,6 +24,12 @@ struct SpecArgument {
   tessera::Spec spec;
 };
 
+/// A multiblock spec as the user wrote it and as parsed.
+struct MultiblockArgument {
+  std::string text;
+  tessera::MultiblockSpec spec;
+};
+
 /// `message` (a spec error, `spec: at column 3, ...`) with the argument named instead of `spec`:
 /// `FROM: at column 3, ...`.
 [[nodiscard]] std::string name_spec_argument(std::string_view message, std::string_view what);
@@ -32,7 +39,13 @@ struct SpecArgument {
 /// single word `@FILE`. `what` names the argument in messages (`SPEC`, `FROM`). Throws UsageError
 /// for an empty argument or an unreadable file, and the parser's `tessera::Error`, prefixed with
 /// `what`, for a bad spec.
+/// A multiblock spec (docs/spec-format.md, "Multiblock") is refused with a UsageError: only
+/// `tessera show` takes one (`read_spec_text`, then `read_multiblock_spec`).
 [[nodiscard]] SpecArgument read_spec(const std::vector<std::string>& words, std::string_view what);
+/// The text of a SPEC argument (the words joined, or @FILE's contents); UsageError if empty or unreadable.
+[[nodiscard]] std::string read_spec_text(const std::vector<std::string>& words, std::string_view what);
+/// Parses a multiblock spec's text; its errors are prefixed with `what` as read_spec's are.
+[[nodiscard]] MultiblockArgument read_multiblock_spec(std::string text, std::string_view what);
 
 /// The number of ranks the spec's grid places by itself: the product of explicit extents (written,
 /// or fixed by cut/weights lists and collapsed axes), or K of `@K`; for a box set, the highest

@@ -58,17 +58,77 @@ CLI::App* add_show_command(CLI::App& app, ShowOptions& o) {
               "  tessera show domain=12x18 grid=2x3 dist=cut(0,4,12),block\n"
               "  tessera show domain=16x16 grid=2x2 ghosts=1p --rank 3 --svg rank3.svg\n"
               "  tessera show domain=1000x1000 dist=block_cyclic(64),cyclic --ranks 6 --max-cells 100\n"
-              "  tessera show domain=8x8 boxes=0:4x0:4@0,0:4x4:8@1,4:8x0:4@2   (a box set; '.' marks a hole)");
+              "  tessera show domain=8x8 boxes=0:4x0:4@0,0:4x4:8@1,4:8x0:4@2   (a box set; '.' marks a hole)\n"
+              "  tessera show block domain=6x8 block domain=8x5 glue 0.0+ 1.1+ perm=1,0 flip=1,0   (multiblock)");
   return cmd;
 }
 
+namespace {
+
+// Writes `svg` to --svg's file and says so.
+void write_svg(const ShowOptions& o, const std::string& svg, std::ostream& out) {
+  std::ofstream file(o.svg_path);
+  file << svg;
+  file.close();
+  if (!file) throw RuntimeFailure("--svg: cannot write '" + o.svg_path + "'");
+  out << "\nwrote " << o.svg_path << '\n';
+}
+
+// A multiblock spec: the blocks, where each lies in the embedding, the glue clauses, then the
+// embedding drawn as one box set (block b's rows start at its offset; the gaps between blocks are
+// holes, '.').
+void show_multiblock(const ShowOptions& o, const PictureOptions& popt, std::string text, std::ostream& out) {
+  if (o.rank)
+    throw UsageError("--rank: ghost regions are not drawn for a multiblock spec (the interfaces' ghosts would be missing)");
+  const MultiblockArgument arg = read_multiblock_spec(std::move(text), "SPEC");
+  std::vector<const tessera::Spec*> blocks;
+  for (const auto& b : arg.spec.blocks) blocks.push_back(&b);
+  const int comm_size = communicator_size(o.ranks, blocks);
+  with_rank(arg.spec.rank(), "SPEC", [&](auto n) {
+    constexpr std::size_t N = decltype(n)::value;
+    const tessera::MultiblockLayout<N> layout = [&] {
+      try {
+        return tessera::to_multiblock_layout<N>(arg.spec, comm_size);
+      } catch (const tessera::Error& e) {  // a glue clause the layout refuses: "SPEC: at column ..."
+        throw tessera::Error(e.code(), name_spec_argument(e.what(), "SPEC"));
+      }
+    }();
+    out << "multiblock: " << layout.block_count() << " block" << (layout.block_count() == 1 ? "" : "s") << ", "
+        << arg.spec.interfaces.size() << " glue clause" << (arg.spec.interfaces.size() == 1 ? "" : "s") << " on "
+        << comm_size << " rank" << (comm_size == 1 ? "" : "s") << "; drawn side by side along dimension 0, "
+        << layout.max_ghost_width() << " apart\n";
+    for (std::size_t b = 0; b < layout.block_count(); ++b)
+      out << "block " << b << ": " << layout.block_box(b) << " at " << layout.embedded_box(b) << ", "
+          << layout.block(b) << '\n';
+    for (const auto& in : arg.spec.interfaces) {
+      const std::string clause = in.source.text;
+      out << clause << '\n';
+    }
+    const auto draw = [&](int cells) {
+      PictureOptions p = popt;
+      p.max_cells = cells;
+      OwnerPicture pic = picture_of(layout.embedded(), tessera::to_ghosts<N>(arg.spec), p);
+      pic.spec_text = tessera::to_string(arg.spec);
+      return pic;
+    };
+    const int text_cells = std::min(o.max_cells, max_terminal_cells);
+    const OwnerPicture text_picture = draw(text_cells);
+    out << render_text(text_picture);
+    if (!o.svg_path.empty()) write_svg(o, render_svg(text_cells == o.max_cells ? text_picture : draw(o.max_cells)), out);
+  });
+}
+
+}  // namespace
+
 void run_show(const ShowOptions& o, std::ostream& out) {
-  const SpecArgument arg = read_spec(o.spec_words, "SPEC");
-  const int comm_size = communicator_size(o.ranks, {&arg.spec});
   PictureOptions popt;
   popt.rule = o.cell_owner == "first" ? CellOwnerRule::first_index : CellOwnerRule::majority;
   popt.chosen_rank = o.rank.value_or(-1);
   if (!o.slice.empty()) popt.slice = parse_slice(o.slice);
+  std::string text = read_spec_text(o.spec_words, "SPEC");
+  if (tessera::is_multiblock_spec(text)) return show_multiblock(o, popt, std::move(text), out);
+  const SpecArgument arg = read_spec(o.spec_words, "SPEC");
+  const int comm_size = communicator_size(o.ranks, {&arg.spec});
 
   with_rank(arg.spec.rank(), "SPEC", [&](auto n) {
     constexpr std::size_t N = decltype(n)::value;
@@ -86,12 +146,7 @@ void run_show(const ShowOptions& o, std::ostream& out) {
     out << render_text(text_picture);
     if (text_picture.indices == 0) out << "(the domain holds no index)\n";
     if (o.svg_path.empty()) return;
-    const std::string svg = render_svg(text_cells == o.max_cells ? text_picture : draw(o.max_cells));
-    std::ofstream file(o.svg_path);
-    file << svg;
-    file.close();
-    if (!file) throw RuntimeFailure("--svg: cannot write '" + o.svg_path + "'");
-    out << "\nwrote " << o.svg_path << '\n';
+    write_svg(o, render_svg(text_cells == o.max_cells ? text_picture : draw(o.max_cells)), out);
   });
 }
 
