@@ -186,6 +186,24 @@ class Plan(ToolTestCase):
     def test_redistribution_report(self):
         self.matches_expected("plan_blocks.txt", self.ok("plan", "domain=8x8 grid=2x2", "domain=8x8 grid=4x1"))
 
+    def test_multiblock_halo_report(self):
+        # Block 0 (4x4, rows split over 2 ranks) glued by its upper face of axis 1 to block 1's
+        # upper face of axis 0 (6x4, columns split), turned: within block 0 a row of 4 each way,
+        # within block 1 a column of 6 each way: 20 between ranks; every interface ghost's source is
+        # on its own rank (block 0's (i, 4) is block 1's (5, i)): 8 kept, in 2 local copies.
+        out = self.ok("plan", "width=1 ghosts=1,faces block domain=4x4 grid=2x1 block domain=6x4 grid=1x2 "
+                      "glue 0.1+ 1.0+ perm=1,0 flip=0,1", "--halo", "--ranks", "2", "--element-size", "1")
+        self.assertIn("multiblock: 2 blocks, 1 interfaces", out)
+        self.assertIn("moved between ranks: 20 bytes, 20 elements, in 2 messages", out)
+        self.assertIn("minimum possible:    20 bytes", out)
+        self.assertIn("kept on its rank:    8 bytes in 2 local copies", out)
+        # Block 1 distributed the other way: the interface ghosts now cross ranks (4 each way).
+        out = self.ok("plan", "width=1 ghosts=1,faces block domain=4x4 grid=2x1 block domain=6x4 grid=2x1 "
+                      "glue 0.1+ 1.0+ perm=1,0 flip=0,1", "--halo", "--ranks", "2", "--element-size", "1")
+        self.assertIn("the plan moves nothing more", out)
+        self.fails(2, "plan", "ghosts=1p block domain=4x4", "--halo", says=[r"SPEC: at column 1.*periodic"])
+        self.fails(2, "plan", "width=1 ghosts=2 block domain=4x4", "--halo", says=[r"max_ghost_width"])
+
     def test_box_set_reports(self):
         # The L-shape's three ranks to rows of 2 on 4 ranks: each box keeps one half and sends the
         # other (8 elements each); the hole [4,8)x[4,8) holds nothing, so rank 3 gets only rows
@@ -200,6 +218,8 @@ class Plan(ToolTestCase):
         # 0 and 1 share a face of 4 cells each way, 0 and 2 too, 1 and 2 touch at a corner, one
         # cell each way: 4 * 4 + 2 = 18 elements in 6 messages.
         self.assertIn("moved between ranks: 18 bytes, 18 elements, in 6 messages", out)
+        # The least possible counts no ghost over the hole (it reported 27, more than was moved).
+        self.assertIn("minimum possible:    18 bytes, 18 elements", out)
 
     def test_halo_report(self):
         self.matches_expected("plan_halo.txt", self.ok("plan", "domain=16x16 grid=2x2 ghosts=1p", "--halo"))

@@ -35,7 +35,7 @@ SpecArgument read_spec(const std::vector<std::string>& words, std::string_view w
   out.text = read_spec_text(words, what);
   if (tessera::is_multiblock_spec(out.text))
     throw UsageError(std::string(what) +
-                     ": a multiblock spec (block ... glue ...): `tessera show` draws one; this takes one distribution");
+                     ": a multiblock spec (block ... glue ...): `tessera show` draws one and `tessera plan --halo` counts its ghost update; this takes one distribution");
   try {
     out.spec = tessera::parse_spec(out.text);
   } catch (const tessera::Error& e) {

@@ -65,6 +65,35 @@ PlanReport halo_report(const SpecArgument& arg, int comm_size) {
   return r;
 }
 
+// A multiblock spec's ghost update (traffic.hpp: multiblock_halo_traffic, and the least possible,
+// multiblock_remote_ghost_elements).
+template <std::size_t N>
+PlanReport multiblock_halo_report(const MultiblockArgument& arg, int comm_size) {
+  tessera::MultiblockLayout<N> mb = [&] {
+    try {
+      return tessera::to_multiblock_layout<N>(arg.spec, comm_size);
+    } catch (const tessera::Error& e) {
+      throw tessera::Error(e.code(), name_spec_argument(e.what(), "SPEC"));
+    }
+  }();
+  const auto ghosts = tessera::to_ghosts<N>(arg.spec);
+  PlanReport r;
+  r.halo = true;
+  r.from_text = tessera::to_string(arg.spec);
+  r.from_layout = "multiblock: " + std::to_string(mb.block_count()) + " blocks, " +
+                  std::to_string(mb.interfaces().size()) + " interfaces, embedded as " + printed(mb.embedded());
+  r.ghost_text = ghosts.none() ? "no ghost layers (add ghosts=W before the first block)" : printed(ghosts);
+  r.ranks = comm_size;
+  try {
+    tessera::check_multiblock_ghosts(mb, ghosts);
+    r.traffic = multiblock_halo_traffic(mb, ghosts);
+    r.minimum = multiblock_remote_ghost_elements(mb, ghosts);
+  } catch (const tessera::Error& e) {
+    throw tessera::Error(e.code(), name_spec_argument(e.what(), "SPEC"));
+  }
+  return r;
+}
+
 }  // namespace
 
 CLI::App* add_plan_command(CLI::App& app, PlanOptions& o) {
@@ -83,7 +112,8 @@ CLI::App* add_plan_command(CLI::App& app, PlanOptions& o) {
   cmd->footer("Examples:\n"
               "  tessera plan 'domain=64x64 grid=2x2' 'domain=64x64 grid=4x1'\n"
               "  tessera plan 'domain=1000 dist=block' 'domain=1000 dist=cyclic' --ranks 8 --svg plan.svg\n"
-              "  tessera plan 'domain=64x64 grid=2x2 ghosts=1p' --halo");
+              "  tessera plan 'domain=64x64 grid=2x2 ghosts=1p' --halo\n"
+              "  tessera plan 'ghosts=1 block domain=8x8 block domain=8x8 glue 0.0+ 1.1+ perm=1,0 flip=1,0' --halo");
   return cmd;
 }
 
@@ -92,12 +122,21 @@ void run_plan(const PlanOptions& o, std::ostream& out) {
     throw UsageError("plan --halo takes one SPEC; a second one ('" + o.to + "') was given");
   if (!o.halo && o.to.empty())
     throw UsageError("plan needs FROM and TO (a redistribution), or one SPEC with --halo (a ghost update)");
-  const SpecArgument from = read_spec({o.from}, o.halo ? "SPEC" : "FROM");
   PlanReport report;
-  if (o.halo) {
+  std::string text = read_spec_text({o.from}, o.halo ? "SPEC" : "FROM");
+  if (o.halo && tessera::is_multiblock_spec(text)) {
+    const MultiblockArgument mb = read_multiblock_spec(std::move(text), "SPEC");
+    std::vector<const tessera::Spec*> blocks;
+    for (const auto& b : mb.spec.blocks) blocks.push_back(&b);
+    const int comm_size = communicator_size(o.ranks, blocks);
+    report = with_rank(mb.spec.rank(), "SPEC",
+                       [&](auto n) { return multiblock_halo_report<decltype(n)::value>(mb, comm_size); });
+  } else if (o.halo) {
+    const SpecArgument from = read_spec({o.from}, "SPEC");
     const int comm_size = communicator_size(o.ranks, {&from.spec});
     report = with_rank(from.spec.rank(), "SPEC", [&](auto n) { return halo_report<decltype(n)::value>(from, comm_size); });
   } else {
+    const SpecArgument from = read_spec({o.from}, "FROM");
     const SpecArgument to = read_spec({o.to}, "TO");
     if (to.spec.rank() != from.spec.rank())
       throw UsageError("TO: the spec has " + std::to_string(to.spec.rank()) + " dimensions but FROM has " +

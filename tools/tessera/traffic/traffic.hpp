@@ -11,8 +11,10 @@
 
 #include "tessera/geometry.hpp"
 #include "tessera/layout/distribution.hpp"
+#include "tessera/layout/multiblock.hpp"
 #include "tessera/plan/ghost_spec.hpp"
 #include "tessera/plan/halo_plan.hpp"
+#include "tessera/plan/multiblock_plan.hpp"
 #include "tessera/plan/redistribution_plan.hpp"
 #include "tessera/plan/storage_layout.hpp"
 
@@ -105,6 +107,18 @@ TrafficMatrix halo_traffic(const tessera::Distribution<N>& dist, const tessera::
   return traffic_of(dist.comm_size(), [&](int r) { return tessera::halo_plan(dist, ghosts, r); });
 }
 
+/// What a multiblock array's ghost update moves (the schedule `multiblock_ghost_schedule` compiles):
+/// the embedded box set's halo plan (each block's ghosts from its own cells) plus the interface
+/// copies (`interface_copies`), each counted once, from its sender.
+template <std::size_t N>
+TrafficMatrix multiblock_halo_traffic(const tessera::MultiblockLayout<N>& mb, const tessera::GhostSpec<N>& ghosts) {
+  TrafficMatrix m = halo_traffic(mb.embedded(), ghosts);
+  for (int r = 0; r < mb.comm_size(); ++r)
+    for (const auto& copy : tessera::interface_copies(mb, ghosts, r))
+      if (copy.src_rank == r) m.add(copy.src_rank, copy.dst_rank, tessera::volume(copy.src));
+  return m;
+}
+
 /// Elements whose owner differs between `from` and `to` (any kinds: sections, not boxes): what
 /// every rank owned before minus what it keeps. The least a redistribution can move. An element
 /// that falls in a hole of `to` (a box set) has no new owner: it is dropped, not moved.
@@ -132,7 +146,8 @@ index_t elements_changing_owner(const tessera::Distribution<N>& from, const tess
 }
 
 /// Ghost elements, over every rank, that another rank owns: each must arrive once per update, so
-/// no halo plan can move less. A ghost beyond a non-periodic edge is never filled and not counted.
+/// no halo plan can move less. A ghost beyond a non-periodic edge, or over a hole of a box set, is
+/// never filled and not counted.
 template <std::size_t N>
 index_t remote_ghost_elements(const tessera::Distribution<N>& dist, const tessera::GhostSpec<N>& ghosts) {
   if (ghosts.none()) return 0;
@@ -144,11 +159,28 @@ index_t remote_ghost_elements(const tessera::Distribution<N>& dist, const tesser
       for (const auto& ghost : tessera::detail::ghost_boxes(patch.owned_box(), ghosts))
         for (const auto& wrapped : tessera::wrap_periodic(ghost, dist.domain(), ghosts.periodic))
           for (const auto& region : tessera::detail::ghost_sections(wrapped.box, patch)) {
+            if (!dist.covers_domain()) {  // a box set: a ghost over a hole is owned by no one, never filled
+              for (const auto& piece : dist.pieces(region))
+                if (piece.rank != r) remote += tessera::volume(piece.section);
+              continue;
+            }
             remote += tessera::volume(region);
             for (const auto& own : mine)
               for (const auto& common : tessera::intersect(region, own)) remote -= tessera::volume(common);
           }
   }
+  return remote;
+}
+
+/// The least a multiblock ghost update can move between ranks: the embedded set's ghosts another
+/// rank owns (each block's own halo) plus the interface ghosts whose source cell another rank owns,
+/// counted from the interface copies (each ghost beyond a glued face has one source cell).
+template <std::size_t N>
+index_t multiblock_remote_ghost_elements(const tessera::MultiblockLayout<N>& mb, const tessera::GhostSpec<N>& ghosts) {
+  index_t remote = remote_ghost_elements(mb.embedded(), ghosts);
+  for (int r = 0; r < mb.comm_size(); ++r)
+    for (const auto& copy : tessera::interface_copies(mb, ghosts, r))
+      if (copy.dst_rank == r && copy.src_rank != r) remote += tessera::volume(copy.dst);
   return remote;
 }
 
