@@ -7,6 +7,10 @@
 /// array on it with the ghost layers interpolation reads.
 /// - `fill_ghosts(coarse, fine)`: a fine ghost update, then every fine ghost cell inside the domain
 ///   that no fine box holds is interpolated from the coarse level (the coarse/fine boundary);
+/// - `fill_ghosts(coarse_old, coarse_new, alpha, fine)`: the same between two coarse states, the
+///   coarse values blended `(1 - alpha) old + alpha new` before interpolating in space: subcycling,
+///   where the fine level takes several steps per coarse step and its ghosts need the coarse level
+///   at an intermediate time;
 /// - `prolong(coarse, fine)`: every owned fine cell interpolated (a new level);
 /// - `prolong_outside(coarse, fine, old)`: the owned fine cells no box of `old` holds (after a
 ///   regrid, the cells the old level did not have);
@@ -113,6 +117,33 @@ class LevelTransfer {
       for (const Box<N>& b : gaps_[k]) interpolate_into(fine, k, b);
   }
 
+  /// Collective: `fill_ghosts` at time `alpha` between two coarse states (subcycling: the fine level
+  /// at t_old + alpha (t_new - t_old)): the coarse values under every fine ghost cell are
+  /// `(1 - alpha) * old + alpha * new`, then interpolated in space as `fill_ghosts` does; `alpha` 0
+  /// gives `fill_ghosts(coarse_old, fine)` and 1 `fill_ghosts(coarse_new, fine)` exactly. Throws
+  /// `Error(invalid_argument)` on every rank, nothing changed, for `alpha` outside [0, 1] (or NaN)
+  /// or an array over another distribution than this link's. T needs `+` and `* double`.
+  void fill_ghosts(const DistArray<T, N>& coarse_old, const DistArray<T, N>& coarse_new, double alpha,
+                   DistArray<T, N>& fine) {
+    constexpr const char* where = "LevelTransfer::fill_ghosts (two coarse states)";
+    const auto checked = detail::check_collective(middle_->comm(), where, coarse_old.collective_identity(),
+                                                  coarse_new.collective_identity(), fine.collective_identity());
+    if (!(alpha >= 0.0 && alpha <= 1.0))
+      fail_argument(where, "alpha", alpha, "must lie in [0, 1] (the fraction of the coarse step the fine level is at)");
+    check_arrays(where, coarse_old, fine);
+    check_arrays(where, coarse_new, fine);
+    if (alpha == 0.0 || alpha == 1.0) return fill_ghosts(alpha == 0.0 ? coarse_old : coarse_new, fine);
+    fine.update_ghosts();
+    fetch(coarse_old);
+    old_values_.assign(staged_->storage().begin(), staged_->storage().end());  // kept: no allocation after the first
+    fetch(coarse_new);
+    // Every stored cell of the intermediate array blended (a cell no coarse box holds is never read).
+    T* staged = staged_->data();
+    for (std::size_t e = 0; e < old_values_.size(); ++e) staged[e] = old_values_[e] * (1.0 - alpha) + staged[e] * alpha;
+    for (std::size_t k = 0; k < gaps_.size(); ++k)
+      for (const Box<N>& b : gaps_[k]) interpolate_into(fine, k, b);
+  }
+
   /// Collective: every owned fine cell interpolated from `coarse`.
   void prolong(const DistArray<T, N>& coarse, DistArray<T, N>& fine) {
     const auto checked = detail::check_collective(middle_->comm(), "LevelTransfer::prolong",
@@ -213,6 +244,7 @@ class LevelTransfer {
   std::unique_ptr<DistArray<T, N>> staged_;       // coarse data under each fine patch, with ghosts
   std::vector<BoxList<N>> gaps_;                  // per fine patch: ghost cells no fine box holds
   std::vector<std::vector<unsigned char>> held_;  // per intermediate patch: cells with coarse data
+  std::vector<T> old_values_;                     // fill_ghosts between two states: the older one, fetched
 };
 
 }  // namespace tessera

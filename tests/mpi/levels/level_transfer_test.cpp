@@ -1,12 +1,14 @@
 // Two-level transfers and regrid (array/level_transfer.hpp, array/regrid.hpp) on 1-5 ranks:
 // prolongation and restriction exact on linear functions; on random data, bit for bit against a
 // serial reference that applies the same interpolator to the gathered coarse level (so the data
-// movement is checked value by value); coarse/fine ghost fills; regrid keeping the old level's
+// movement is checked value by value); coarse/fine ghost fills, also between two coarse states
+// (subcycling); regrid keeping the old level's
 // values and prolonging the new cells, and under an existing finer level keeping it nested; bad input
 // the same error on every rank with nothing changed.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -125,6 +127,64 @@ TEST(LevelTransfer, ExactOnLinearFunctions) {
       else
         ASSERT_EQ(x, kSentinel) << p;
     });
+  }
+}
+
+/// Another linear function, for the second coarse state of a subcycled step.
+double other_linear(const Point<2>& p, const Point<2>& per_unit) {
+  const double x = (static_cast<double>(p[0]) + 0.5) / static_cast<double>(per_unit[0]);
+  const double y = (static_cast<double>(p[1]) + 0.5) / static_cast<double>(per_unit[1]);
+  return -0.5 + 1.5 * x + 4.0 * y;
+}
+
+// Subcycling: fine ghosts between two coarse states, linear in space at both times, must be the
+// linear function of the blended state (exact: both interpolations are linear); alpha 0 and 1 are
+// the one-state fills bit for bit; alpha outside [0, 1] is an error on every rank.
+TEST(LevelTransfer, GhostsBetweenTwoCoarseStatesAreBlendedInTime) {
+  Communicator comm(MPI_COMM_WORLD);
+  std::mt19937_64 rng(43);
+  for (int k = 0; k < 8; ++k) {
+    const TwoLevels t = random_levels(rng, comm.size());
+    SCOPED_TRACE(::testing::Message() << "case " << k << " ratio " << t.ratio << " fine " << t.fine);
+    const auto g = ghosts<2>(1 + static_cast<index_t>(rng() % 2));
+    Domain<2> cdom(comm, Distribution<2>::from_box_set(t.coarse));
+    Domain<2> fdom(comm, Distribution<2>::from_box_set(t.fine));
+    DistArray<double, 2> old_state(cdom, ghosts<2>(1)), new_state(cdom, ghosts<2>(1)), fine(fdom, g), once(fdom, g);
+    const Point<2> one = Point<2>::filled(1);
+    old_state.for_each_owned([&](const Point<2>& p, double& x) { x = linear(p, one); });
+    new_state.for_each_owned([&](const Point<2>& p, double& x) { x = other_linear(p, one); });
+    LevelTransfer<double, 2> link(cdom, fdom, t.ratio, g);
+    for (const double alpha : {0.0, 0.25, 0.5, 1.0}) {
+      const auto blended = [&](const Point<2>& p) {
+        return (1.0 - alpha) * linear(p, t.ratio) + alpha * other_linear(p, t.ratio);
+      };
+      for (double& x : fine.storage()) x = kSentinel;
+      fine.for_each_owned([&](const Point<2>& p, double& x) { x = blended(p); });
+      link.fill_ghosts(old_state, new_state, alpha, fine);
+      for (std::size_t patch = 0; patch < fine.patch_count(); ++patch) {
+        const auto in = fine.stencil_access(patch);
+        for_each_point(in.stored_box(), [&](const Point<2>& p) {
+          if (contains(fdom.box(), p))
+            ASSERT_NEAR(in(p), blended(p), 1e-11) << "alpha " << alpha << " at " << p;
+          else
+            ASSERT_EQ(in(p), kSentinel) << p;
+        });
+      }
+      if (alpha == 0.0 || alpha == 1.0) {  // the one-state fill, bit for bit
+        for (double& x : once.storage()) x = kSentinel;
+        once.for_each_owned([&](const Point<2>& p, double& x) { x = blended(p); });
+        link.fill_ghosts(alpha == 0.0 ? old_state : new_state, once);
+        ASSERT_TRUE(std::equal(once.storage().begin(), once.storage().end(), fine.storage().begin()));
+      }
+    }
+    for (const double bad : {-0.25, 1.5, std::nan("")}) {
+      const auto errors = error_on_every_rank(comm, [&] { link.fill_ghosts(old_state, new_state, bad, fine); });
+      EXPECT_NE(errors.front(), 0u) << bad;
+      for (const auto e : errors) EXPECT_EQ(e, errors.front()) << "not the same error on every rank";
+    }
+    DistArray<double, 2> elsewhere(fdom, ghosts<2>(1));  // over the fine distribution, not the coarse one
+    const auto errors = error_on_every_rank(comm, [&] { link.fill_ghosts(old_state, elsewhere, 0.5, fine); });
+    EXPECT_NE(errors.front(), 0u);
   }
 }
 
