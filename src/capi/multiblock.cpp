@@ -4,8 +4,10 @@
 // A tessera_multiblock holds a MultiblockDomain (its Domain is registered with the arrays over it,
 // so it lives behind a unique_ptr and never moves); a tessera_multiblock_array holds a
 // MultiblockArray of one of the C element types and keeps its domain's object alive.
+#include <algorithm>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <variant>
 
 #include "convert.hpp"
@@ -386,14 +388,40 @@ tessera_status tessera_multiblock_array_gather_block(tessera_multiblock_array ar
       if (dom.comm().max(short_here ? 1.0 : 0.0) > 0)
         fail_c(TESSERA_ERR_INVALID_ARGUMENT, "argument 'capacity' (or 'out') on a receiving rank holds fewer than the ",
                needed, " elements of block ", block);
-      // The whole embedding (every block and the gaps) is gathered, then the block cut out of it.
-      const std::vector<T> image = root == -1 ? x.array().gather_to_all() : x.array().gather_to(root);
+      // Each rank sends only its cells of the block, patch by patch in row-major order; a receiver
+      // knows every rank's boxes from the layout (patch k of rank r is box boxes_of(r)[k] of the
+      // embedded set), so the values travel alone and land where those boxes say.
+      constexpr std::size_t N = multiblock_dims_v<decltype(x)>;
+      std::vector<T> mine;
+      const auto& patches = x.array().layout().patches();
+      const T* data = x.array().data();
+      for (std::size_t k = 0; k < patches.size(); ++k)
+        if (x.block_of_patch(k) == block)
+          for_each_point(patches[k].owned_box(),
+                         [&](const Point<N>& q) { mine.push_back(data[patches[k].element_offset(q)]); });
+      std::vector<T> all;
+      if (root == -1) {
+        all = dom.comm().allgatherv(std::span<const T>(mine));
+      } else {
+        std::vector<int> counts(static_cast<std::size_t>(dom.comm().size()), 0);
+        counts[static_cast<std::size_t>(root)] = static_cast<int>(mine.size());
+        all = dom.comm().alltoallv(std::span<const T>(mine), std::span<const int>(counts));
+      }
       if (!receives) return;
-      const Box<multiblock_dims_v<decltype(x)>>& whole = dom.box();
       T* to = static_cast<T*>(out);
-      for_each_point(block_box, [&](const auto& p) {
-        *to++ = image[static_cast<std::size_t>(offset_row_major(whole, p))];
-      });
+      std::fill(to, to + needed, T{});  // holes of a box-set block
+      const BoxSet<N>& set = mb.embedded_set();
+      std::size_t next = 0;
+      for (int r = 0; r < dom.comm().size(); ++r)
+        for (const std::size_t i : set.boxes_of(r)) {
+          if (mb.block_of_box(i) != block) continue;
+          for_each_point(set.box(i), [&](const Point<N>& q) {
+            if (next < all.size()) to[offset_row_major(block_box, q)] = all[next];
+            ++next;
+          });
+        }
+      if (next != all.size())
+        fail_c(TESSERA_ERR_INTERNAL, all.size(), " values arrived for block ", block, " but its boxes hold ", next);
     });
   });
 }
