@@ -11,18 +11,24 @@ from ._layout import Ghosts
 DTYPES = ("float32", "float64", "int32", "int64", "complex128")
 
 
+def _compiled_array(kind, domain, dtype, ghosts):
+    """The compiled class `<kind>_<dtype>_<N>D` (DistArray, MultiblockArray) made over `domain`;
+    InvalidArgumentError for a dtype the module does not instantiate."""
+    name = np.dtype(dtype).name
+    if name not in DTYPES:
+        from ._errors import InvalidArgumentError
+        raise InvalidArgumentError(f"{kind}: argument 'dtype' = {name} is not one of {', '.join(DTYPES)}")
+    lower, upper, periodic, corners = Ghosts.of(ghosts).lists(domain.ndim)
+    return getattr(_tessera, f"{kind}_{name}_{domain.ndim}D")(domain, lower, upper, periodic, corners)
+
+
 class DistArray(abc.ABC):
     """`DistArray(domain, dtype=np.float64, ghosts=None)`: an array over `domain` (every element
     zero), registered with it so that redistributions move it. `ghosts`: None, an int (that width
     on every side) or a Ghosts. Returns a DistArray_<dtype>_<N>D (an instance of this class)."""
 
     def __new__(cls, domain, dtype=np.float64, ghosts=None):
-        name = np.dtype(dtype).name
-        if name not in DTYPES:
-            from ._errors import InvalidArgumentError
-            raise InvalidArgumentError(f"DistArray: argument 'dtype' = {name} is not one of {', '.join(DTYPES)}")
-        lower, upper, periodic, corners = Ghosts.of(ghosts).lists(domain.ndim)
-        return getattr(_tessera, f"DistArray_{name}_{domain.ndim}D")(domain, lower, upper, periodic, corners)
+        return _compiled_array("DistArray", domain, dtype, ghosts)
 
 
 for _name in DTYPES:

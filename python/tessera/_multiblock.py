@@ -10,8 +10,8 @@ from typing import Optional, Sequence
 import numpy as np
 
 from . import _tessera
-from ._arrays import DTYPES
-from ._layout import Ghosts, _box_lists
+from ._arrays import DTYPES, _compiled_array
+from ._layout import _box_lists
 
 
 def _invalid(message):
@@ -88,11 +88,7 @@ class MultiblockArray(abc.ABC):
     wide). Returns a MultiblockArray_<dtype>_<N>D."""
 
     def __new__(cls, domain, dtype=np.float64, ghosts=None):
-        name = np.dtype(dtype).name
-        if name not in DTYPES:
-            raise _invalid(f"MultiblockArray: argument 'dtype' = {name} is not one of {', '.join(DTYPES)}")
-        lower, upper, periodic, corners = Ghosts.of(ghosts).lists(domain.ndim)
-        return getattr(_tessera, f"MultiblockArray_{name}_{domain.ndim}D")(domain, lower, upper, periodic, corners)
+        return _compiled_array("MultiblockArray", domain, dtype, ghosts)
 
 
 for _n in (1, 2, 3):

@@ -17,26 +17,6 @@ namespace {
 using detail::concat;
 using detail::Span;
 
-bool is_blank(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
-
-// The words of `text` (blank-separated; a word starting with '#' begins a comment to the line's end).
-std::vector<Span> words_of(std::string_view text) {
-  std::vector<Span> out;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    if (is_blank(text[i])) {
-      ++i;
-    } else if (text[i] == '#') {
-      while (i < text.size() && text[i] != '\n') ++i;
-    } else {
-      const std::size_t begin = i;
-      while (i < text.size() && !is_blank(text[i])) ++i;
-      out.push_back({begin, i});
-    }
-  }
-  return out;
-}
-
 // `text` with every byte outside `keep` blanked, newlines kept: a part parsed alone with the
 // columns and lines of the whole.
 std::string masked(std::string_view text, Span keep) {
@@ -54,7 +34,7 @@ class MultiblockParser : detail::SpecReader {
     if (text_.size() > spec_limits::max_text_bytes)
       fail_at({0, text_.size()},
               concat("is ", text_.size(), " bytes long; a multiblock spec holds at most ", spec_limits::max_text_bytes));
-    const std::vector<Span> words = words_of(text_);
+    const std::vector<Span> words = detail::spec_words(text_);
     std::size_t i = 0;
     std::optional<Span> ghosts, width;
     for (; i < words.size() && view(words[i]) != "block"; ++i) head_field(words[i], ghosts, width);
@@ -196,7 +176,7 @@ std::string face_text(const SpecFace& f) {
 }  // namespace
 
 bool is_multiblock_spec(std::string_view text) {
-  for (const Span w : words_of(text)) {
+  for (const Span w : detail::spec_words(text)) {
     const std::string_view word = text.substr(w.begin, w.size());
     if (word == "block") return true;
     if (!word.starts_with("width=") && !word.starts_with("ghosts=")) return false;

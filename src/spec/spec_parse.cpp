@@ -22,8 +22,6 @@ constexpr std::string_view kKeyList = "domain, grid, dist, order, ghosts, boxes 
 
 constexpr std::string_view kKindList = "block, cut, weights, cyclic, block_cyclic, collapsed, flooded or irregular";
 
-bool is_blank(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
-
 class Parser : detail::SpecReader {
  public:
   explicit Parser(std::string_view text) : SpecReader(text), text_(text) {}
@@ -52,18 +50,7 @@ class Parser : detail::SpecReader {
   // --- fields -------------------------------------------------------------------------------
 
   void split_fields() {
-    std::size_t i = 0;
-    while (i < text_.size()) {
-      if (is_blank(text_[i])) {
-        ++i;
-      } else if (text_[i] == '#') {  // a comment, for configuration files
-        while (i < text_.size() && text_[i] != '\n') ++i;
-      } else {
-        const std::size_t begin = i;
-        while (i < text_.size() && !is_blank(text_[i])) ++i;
-        add_field({begin, i});
-      }
-    }
+    for (const Span word : detail::spec_words(text_)) add_field(word);
   }
 
   void add_field(Span field) {

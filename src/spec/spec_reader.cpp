@@ -97,4 +97,24 @@ std::size_t SpecReader::name_end(Span s) const {
   return i;
 }
 
+std::vector<Span> spec_words(std::string_view text) {
+  const auto is_blank = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+  };
+  std::vector<Span> out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (is_blank(text[i])) {
+      ++i;
+    } else if (text[i] == '#') {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else {
+      const std::size_t begin = i;
+      while (i < text.size() && !is_blank(text[i])) ++i;
+      out.push_back({begin, i});
+    }
+  }
+  return out;
+}
+
 }  // namespace tessera::detail

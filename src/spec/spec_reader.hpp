@@ -48,6 +48,10 @@ class SpecReader {
   std::string_view text_;
 };
 
+/// The words of a spec text: blank-separated spans; a word starting with '#' begins a comment that
+/// runs to the end of the line (configuration files). Shared by parse_spec and the multiblock parser.
+[[nodiscard]] std::vector<Span> spec_words(std::string_view text);
+
 /// Parses the value of `boxes=` (domain already parsed): the boxes and their owners, checked to
 /// be non-empty, inside the domain and disjoint. Returns the span of each box's entry.
 std::vector<Span> parse_box_list(const SpecReader& reader, Span field, Span value, Spec& spec);
