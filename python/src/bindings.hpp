@@ -25,5 +25,9 @@ void bind_multiblock_domains(pybind11::module_& m);
 /// multiblock_arrays.cpp: the MultiblockArray classes of every element type, N = 1..3, and their
 /// copy_section overloads (after bind_arrays_*: the DistArray overloads of copy_section come first).
 void bind_multiblock_arrays(pybind11::module_& m);
+/// levels.cpp: the AMR levels: LevelTransfer (float32, float64, complex128), regrid_level,
+/// tag_and_cluster, LevelHierarchy, check_proper_nesting, nesting_region, cluster_tags; N = 1..3
+/// (after bind_arrays_* and bind_distributions: it takes their classes).
+void bind_levels(pybind11::module_& m);
 
 }  // namespace tessera_python

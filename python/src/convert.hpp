@@ -72,6 +72,15 @@ tessera::GhostSpec<N> ghost_spec_of(const std::vector<tessera::index_t>& lower,
   return out;
 }
 
+/// A box assignment policy by name, "knapsack" or "morton"; `Error(invalid_argument)` naming
+/// `where` and `argument` for any other.
+[[nodiscard]] inline tessera::BoxAssignment box_assignment_of(const std::string& policy, const char* where,
+                                                              const char* argument) {
+  if (policy == "knapsack") return tessera::BoxAssignment::knapsack;
+  if (policy == "morton") return tessera::BoxAssignment::morton;
+  tessera::fail_argument(where, argument, policy, "must be 'knapsack' or 'morton'");
+}
+
 /// Calls f(std::integral_constant<std::size_t, N>{}) for n = N in 1..3, the dimensions the module
 /// instantiates; `Error(invalid_argument)` naming `what` for any other n.
 template <class F>

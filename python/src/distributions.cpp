@@ -124,10 +124,8 @@ py::object box_set(const BoxLists& boxes, const std::vector<int>& owners, const 
 std::vector<int> assign_boxes(const BoxLists& boxes, int comm_size, const std::string& policy,
                               const std::vector<double>& weights) {
   constexpr const char* where = "assign_boxes";
-  if (policy != "knapsack" && policy != "morton")
-    tessera::fail_argument(where, "policy", policy, "must be 'knapsack' or 'morton'");
+  const tessera::BoxAssignment how = box_assignment_of(policy, where, "policy");
   if (boxes.empty()) return {};
-  const auto how = policy == "knapsack" ? tessera::BoxAssignment::knapsack : tessera::BoxAssignment::morton;
   return with_dimension(boxes.front().first.size(), where, [&](auto dim) {
     constexpr std::size_t N = decltype(dim)::value;
     const auto list = boxes_of<N>(boxes, where);

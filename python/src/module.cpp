@@ -26,4 +26,5 @@ PYBIND11_MODULE(_tessera, m) {
   tessera_python::bind_groups(m);
   tessera_python::bind_multiblock_domains(m);
   tessera_python::bind_multiblock_arrays(m);
+  tessera_python::bind_levels(m);
 }

@@ -39,6 +39,8 @@ from ._balance import Balancer, BoxBalancer
 from ._pictures import Picture, show, plan
 from ._groups import ProcessorGroups, copy_between_groups, copy_section_between_groups
 from ._multiblock import BlockFace, BlockInterface, MultiblockDomain, MultiblockArray
+from ._levels import (LevelTransfer, LEVEL_DTYPES, INTERPOLATIONS, tag_and_cluster, regrid_level, LevelHierarchy,
+                      check_proper_nesting, nesting_region, cluster_tags)
 from . import boundary
 
 __all__ = [
@@ -50,4 +52,6 @@ __all__ = [
     "Balancer", "BoxBalancer", "SectionTimer", "BalanceStep", "save", "load", "saved_boxes", "Picture", "show", "plan",
     "ProcessorGroups", "copy_between_groups", "copy_section_between_groups", "boundary",
     "BlockFace", "BlockInterface", "MultiblockDomain", "MultiblockArray",
+    "LevelTransfer", "LEVEL_DTYPES", "INTERPOLATIONS", "tag_and_cluster", "regrid_level", "LevelHierarchy",
+    "check_proper_nesting", "nesting_region", "cluster_tags",
 ]

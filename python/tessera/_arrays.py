@@ -11,13 +11,20 @@ from ._layout import Ghosts
 DTYPES = ("float32", "float64", "int32", "int64", "complex128")
 
 
+def _dtype_name(where, dtype, allowed=DTYPES, argument="dtype"):
+    """The NumPy name of `dtype`; InvalidArgumentError naming `where` and `argument` unless it is
+    one of `allowed` (the types the compiled classes are instantiated for)."""
+    name = np.dtype(dtype).name
+    if name not in allowed:
+        from ._errors import InvalidArgumentError
+        raise InvalidArgumentError(f"{where}: argument '{argument}' = {name} is not one of {', '.join(allowed)}")
+    return name
+
+
 def _compiled_array(kind, domain, dtype, ghosts):
     """The compiled class `<kind>_<dtype>_<N>D` (DistArray, MultiblockArray) made over `domain`;
     InvalidArgumentError for a dtype the module does not instantiate."""
-    name = np.dtype(dtype).name
-    if name not in DTYPES:
-        from ._errors import InvalidArgumentError
-        raise InvalidArgumentError(f"{kind}: argument 'dtype' = {name} is not one of {', '.join(DTYPES)}")
+    name = _dtype_name(kind, dtype)
     lower, upper, periodic, corners = Ghosts.of(ghosts).lists(domain.ndim)
     return getattr(_tessera, f"{kind}_{name}_{domain.ndim}D")(domain, lower, upper, periodic, corners)
 
