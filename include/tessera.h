@@ -461,10 +461,13 @@ tessera_status tessera_array_set_boundary(tessera_array array, int axis, int hig
 /** Sets the rule for ghost cells inside the domain box that no box of a box-set distribution holds
  *  (its holes, docs/box-sets.md "Ghost cells over holes"), applied by every later ghost update
  *  after the exchange and before the side rules: TESSERA_BOUNDARY_NONE (left as written, the
- *  default) or TESSERA_BOUNDARY_CONSTANT (`type` the array's, `value` one element). A
+ *  default), TESSERA_BOUNDARY_CONSTANT (`type` the array's, `value` one element), or
+ *  TESSERA_BOUNDARY_REFLECT / TESSERA_BOUNDARY_REFLECT_ODD (a wall around each box: the ghost holds
+ *  its box's cell mirrored about the faces it lies beyond, negated for the odd rule; a ghost update
+ *  fails on every rank if a box is thinner than the ghost cells beyond it that lie over a hole). A
  *  distribution without holes has no such cells. Not collective, but every rank must set the same
- *  rule. TESSERA_ERR_INVALID_ARGUMENT for a reflect or an extrapolation (a hole has no face to work
- *  from), the rule unchanged. */
+ *  rule. TESSERA_ERR_INVALID_ARGUMENT for an extrapolation (not defined beyond a box's corner), the
+ *  rule unchanged. */
 tessera_status tessera_array_set_hole_boundary(tessera_array array, tessera_boundary rule, tessera_type type,
                                                const void* value);
 

@@ -108,12 +108,13 @@ class BoundaryRules:
 
     def holes(self, rule):
         """Sets the rule for ghost cells inside the domain box that no box of a box set holds:
-        constant, function (at the in-domain index) or none. InvalidArgumentError for reflect and
-        extrapolate: a hole has no face to work from."""
+        reflect (a wall around each box: the patch's own cell mirrored about its box's faces,
+        negated once for reflect(-1)), constant, function (at the in-domain index) or none.
+        InvalidArgumentError for extrapolate: not defined beyond a box's corner."""
         _check_rule("BoundaryRules.holes", rule)
-        if rule.kind in ("reflect", "extrapolate"):
-            raise InvalidArgumentError(f"BoundaryRules.holes: argument 'rule' = {rule!r} has no face to work from "
-                                       "inside a hole: use boundary.constant or boundary.function")
+        if rule.kind == "extrapolate":
+            raise InvalidArgumentError(f"BoundaryRules.holes: argument 'rule' = {rule!r} is not defined inside a "
+                                       "hole: use boundary.reflect, boundary.constant or boundary.function")
         self._holes = rule
         return self
 

@@ -158,10 +158,18 @@ def test_faces_only_sets_the_face_slabs(comm):
 BOXES = [((0, 0), (4, 4)), ((0, 4), (4, 8)), ((4, 0), (8, 2)), ((4, 2), (8, 4))]
 
 
-@pytest.mark.parametrize("hole_rule", ["constant", "function"])
+def mirrored(lo, hi, i, j):
+    """(i, j) mirrored about the faces of the box [lo, hi) it lies beyond (a wall around the box)."""
+    def axis(x, a, b):
+        return 2 * a - 1 - x if x < a else 2 * b - 1 - x if x >= b else x
+    return axis(i, lo[0], hi[0]), axis(j, lo[1], hi[1])
+
+
+@pytest.mark.parametrize("hole_rule", ["constant", "function", "reflect", "reflect_odd"])
 def test_hole_rule_fills_the_ghost_cells_over_a_hole(comm, hole_rule):
     f = index_function(np.float64)
-    rule = bc.constant(-3.5) if hole_rule == "constant" else bc.function(f)
+    rule = {"constant": bc.constant(-3.5), "function": bc.function(f),
+            "reflect": bc.reflect(), "reflect_odd": bc.reflect(-1)}[hole_rule]
     owners = tessera.assign_boxes(BOXES, "morton")
     u = tessera.DistArray(tessera.Domain(tessera.box_set(BOXES, owners, domain=(8, 8))), np.float64, ghosts=1)
     u.set_boundary(bc.BoundaryRules().holes(rule).along(0, bc.constant(9.0)))
@@ -179,7 +187,10 @@ def test_hole_rule_fills_the_ghost_cells_over_a_hole(comm, hole_rule):
             if not 0 <= i < 8:
                 assert view[idx] == 9.0, (k, i, j)
             elif i >= 4 and j >= 4:
-                assert view[idx] == (-3.5 if hole_rule == "constant" else f((i, j))), (k, i, j)
+                want = {"constant": lambda: -3.5, "function": lambda: f((i, j)),
+                        "reflect": lambda: image[mirrored(lo, hi, i, j)],
+                        "reflect_odd": lambda: -image[mirrored(lo, hi, i, j)]}[hole_rule]()
+                assert view[idx] == want, (k, i, j)
                 checked_hole_cells += 1
             else:
                 assert view[idx] == image[i, j], (k, i, j)

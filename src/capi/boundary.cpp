@@ -45,18 +45,19 @@ BoundaryRules<T, N> with_side(const DistArray<T, N>& x, std::size_t axis, bool h
   return rules;
 }
 
-// The rules of `x` with the rule for ghost cells over holes replaced by `rule` (none or constant).
+// The rules of `x` with the rule for ghost cells over holes replaced by `rule` (none, constant or a
+// reflect: a wall around each box).
 template <class T, std::size_t N>
 BoundaryRules<T, N> with_holes(const DistArray<T, N>& x, tessera_boundary rule, const void* value) {
   BoundaryRules<T, N> rules = x.boundary();
   switch (rule) {
     case TESSERA_BOUNDARY_NONE: rules.holes(boundary::none()); break;
     case TESSERA_BOUNDARY_CONSTANT: rules.holes(boundary::constant(constant_value<T>(value))); break;
-    case TESSERA_BOUNDARY_REFLECT:
-    case TESSERA_BOUNDARY_REFLECT_ODD:
+    case TESSERA_BOUNDARY_REFLECT: rules.holes(boundary::reflect(1)); break;
+    case TESSERA_BOUNDARY_REFLECT_ODD: rules.holes(boundary::reflect(-1)); break;
     case TESSERA_BOUNDARY_EXTRAPOLATE:
-      fail_c(TESSERA_ERR_INVALID_ARGUMENT, "argument 'rule' = ", static_cast<int>(rule),
-             " has no face to work from inside a hole: use TESSERA_BOUNDARY_CONSTANT or TESSERA_BOUNDARY_NONE");
+      fail_c(TESSERA_ERR_INVALID_ARGUMENT, "argument 'rule' = TESSERA_BOUNDARY_EXTRAPOLATE is not defined inside a hole: "
+             "use TESSERA_BOUNDARY_REFLECT, TESSERA_BOUNDARY_REFLECT_ODD, TESSERA_BOUNDARY_CONSTANT or TESSERA_BOUNDARY_NONE");
     default:
       fail_c(TESSERA_ERR_INVALID_ARGUMENT, "argument 'rule' = ", static_cast<int>(rule),
              " is not a tessera_boundary (TESSERA_BOUNDARY_NONE ... TESSERA_BOUNDARY_EXTRAPOLATE)");

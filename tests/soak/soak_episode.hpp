@@ -711,15 +711,27 @@ class Episode {
     }
     check_owned("u on a box set with holes", *u_, su_, c_.tally, MPI_COMM_WORLD, holed.stored_count);
     check_owned("w on a box set with holes", *w_, sw_, c_.tally, MPI_COMM_WORLD, holed.stored_count);
-    // Half the time a holes rule (docs/box-sets.md) sets the ghosts over holes to a constant.
-    std::optional<double> hole_value;
-    if (c_.rng() % 2 == 0) {
-      hole_value = -1.0 - static_cast<double>(c_.rng() % 100);
-      u_->set_boundary(BoundaryRules<double, N>().holes(boundary::constant(*hole_value)));
+    // Half the time a holes rule (docs/box-sets.md) sets the ghosts over holes: a constant, or an
+    // even or odd reflect (a wall around each box), which a box thinner than its ghosts over a hole
+    // makes an error on every rank with nothing moved.
+    const auto rule = c_.rng() % 6;
+    if (rule == 3) u_->set_boundary(BoundaryRules<double, N>().holes(boundary::constant(-1.0 - double(c_.rng() % 100))));
+    if (rule == 4 || rule == 5) u_->set_boundary(BoundaryRules<double, N>().holes(boundary::reflect(rule == 4 ? 1 : -1)));
+    const BoxSet<N>& set = *holed.distribution.box_set();
+    if (rule >= 4 && testing::hole_mirror_leaves_some_box(set, box_, u_->ghosts())) {
+      bool refused = false;
+      try {
+        u_->update_ghosts();
+      } catch (const Error&) {
+        refused = true;
+      }
+      if (!refused) c_.tally.fail("u on a box set with holes: a reflect over a hole deeper than its box was not refused");
+      check_owned("u after a refused reflect over holes", *u_, su_, c_.tally, MPI_COMM_WORLD, holed.stored_count);
+      u_->set_boundary({});
     }
     u_->update_ghosts();
-    check_ghosts("u on a box set with holes", *u_, su_, c_.tally, &holed.stored, hole_value);
-    if (hole_value) u_->set_boundary({});
+    check_ghosts("u on a box set with holes", *u_, su_, c_.tally, &holed.stored);
+    u_->set_boundary({});
     c_.tally.compare(u_->max(), highest, [] { return std::string("u.max() over a box set with holes"); });
     if (c_.rng() % 3 == 0)
       checkpoint_restart();

@@ -125,20 +125,26 @@ void check_owned(const char* name, const DistArray<double, N>& a, const Shadow<N
 
 /// Every ghost element the spec asks to fill against the shadow value of the point it mirrors.
 /// `stored`, if given, marks with 1 the indices some box of a box set with holes holds: a ghost
-/// over a hole is left alone by the update, so it is not checked, unless `hole_value` is given
-/// (the array's holes rule is that constant).
+/// over a hole is left alone by the update, so it is not checked, unless the array's holes rule
+/// (`a.boundary().hole_rule()`) is a constant or a reflect (the patch's own cell mirrored about its
+/// box, negated for the odd rule).
 template <std::size_t N>
 void check_ghosts(const char* name, const DistArray<double, N>& a, const Shadow<N>& s, Tally& tally,
-                  const Shadow<N>* stored = nullptr, std::optional<double> hole_value = std::nullopt) {
+                  const Shadow<N>* stored = nullptr) {
   const GhostSpec<N>& g = a.ghosts();
+  const auto& hole_rule = a.boundary().hole_rule();
   testing::for_each_stored(a.layout(), [&](const PatchLayout<N>& patch, const Point<N>& q, index_t offset, bool owned) {
     if (owned || !testing::in_requested_ghost(patch.owned_box(), g, q)) return;
     const auto mirrored = testing::wrap_point(s.box, g.periodic, q);
     if (!mirrored) return;  // outside a non-periodic boundary: the program's to fill
     if (stored && (*stored)[*mirrored] == 0.0) {  // over a hole
-      if (hole_value)
-        tally.compare(a.storage()[static_cast<std::size_t>(offset)], *hole_value,
-                      [&] { return describe(name, q) + " (ghost over a hole, holes rule)"; });
+      const double got = a.storage()[static_cast<std::size_t>(offset)];
+      const auto what = [&] { return describe(name, q) + " (ghost over a hole, holes rule)"; };
+      if (hole_rule.kind == BoundaryKind::constant) tally.compare(got, hole_rule.value, what);
+      if (hole_rule.kind == BoundaryKind::reflect) {
+        const double wall = s[testing::mirrored_into(patch.owned_box(), q)];
+        tally.compare(got, hole_rule.negate ? -wall : wall, what);
+      }
       return;
     }
     tally.compare(a.storage()[static_cast<std::size_t>(offset)], s[*mirrored],

@@ -13,6 +13,7 @@
 #include "morton_distribution/morton_distribution.hpp"
 #include "random_geometry.hpp"
 #include "tessera/geometry.hpp"
+#include "tessera/layout/box_set.hpp"
 #include "tessera/layout/distribution.hpp"
 #include "tessera/plan/ghost_spec.hpp"
 #include "tessera/plan/storage_layout.hpp"
@@ -199,6 +200,37 @@ std::optional<Point<N>> wrap_point(const Box<N>& domain, const Periodicity<N>& p
     q[d] = domain.lo[d] + floor_mod(q[d] - domain.lo[d], domain.hi[d] - domain.lo[d]);
   }
   return q;
+}
+
+/// q mirrored about the faces of `box` along every axis it lies beyond (the holes' reflect rule:
+/// a wall around each box).
+template <std::size_t N>
+Point<N> mirrored_into(const Box<N>& box, Point<N> q) {
+  for (std::size_t d = 0; d < N; ++d) {
+    if (q[d] < box.lo[d])
+      q[d] = 2 * box.lo[d] - 1 - q[d];
+    else if (q[d] >= box.hi[d])
+      q[d] = 2 * box.hi[d] - 1 - q[d];
+  }
+  return q;
+}
+
+/// True if some box of `set` has a requested ghost cell (ghosts `g`, over `domain`) over a hole
+/// farther beyond it along some axis than the box is thick there: the reflect rule's mirror is no
+/// cell of the box, and a ghost update with that rule is an error on every rank.
+template <std::size_t N>
+bool hole_mirror_leaves_some_box(const BoxSet<N>& set, const Box<N>& domain, const GhostSpec<N>& g) {
+  for (std::size_t i = 0; i < set.size(); ++i) {
+    const Box<N>& b = set.box(i);
+    bool leaves = false;
+    for_each_point(grow(b, g.lower, g.upper), [&](const Point<N>& q) {
+      if (leaves || !in_requested_ghost(b, g, q)) return;
+      const auto w = wrap_point(domain, g.periodic, q);
+      if (w && !set.find(*w) && !contains(b, mirrored_into(b, q))) leaves = true;
+    });
+    if (leaves) return true;
+  }
+  return false;
 }
 
 }  // namespace tessera::testing

@@ -116,15 +116,18 @@ class BoundaryRules {
 
   /// Sets the rule for ghost cells inside the domain box that no box of a box set holds (its
   /// holes; docs/box-sets.md): `boundary::constant(v)`, `boundary::function(f)` (called at the
-  /// in-domain index, wrapped where the ghost lies across a periodic side) or `boundary::none()`.
+  /// in-domain index, wrapped where the ghost lies across a periodic side), `boundary::reflect(sign)`
+  /// (a wall: the cell of the patch's own box mirrored about the box's faces along every axis the
+  /// ghost lies beyond, negated once for sign -1; plan/boundary_fill.hpp) or `boundary::none()`.
   /// A distribution without holes has no such cells. Throws `Error(invalid_argument)` for
-  /// `reflect` and `extrapolate`: a hole has no face to mirror about.
+  /// `extrapolate`: which two cells a ghost beyond a box's corner extrapolates from is not defined.
   template <class Rule>
   BoundaryRules& holes(Rule&& rule) {
     Side s = make(std::forward<Rule>(rule));
-    if (s.kind == BoundaryKind::reflect || s.kind == BoundaryKind::extrapolate)
+    if (s.kind == BoundaryKind::extrapolate)
       fail_argument("BoundaryRules::holes", "rule", s.kind,
-                    "has no face to work from inside a hole: use boundary::constant or boundary::function");
+                    "is not defined inside a hole (beyond a box's corner, along which axis?): use boundary::reflect, "
+                    "boundary::constant or boundary::function");
     holes_ = std::move(s);
     return *this;
   }
@@ -203,6 +206,25 @@ void apply_boundary_fills(T* data, const StorageLayout<N>& layout, const std::ve
       for (std::size_t e = 0; e < N; ++e) off += l[e] * p.strides[e];
       return base[off];
     };
+    if (f.hole && rule.kind == BoundaryKind::reflect) {
+      // A wall around the patch's own box: the mirror about its faces along every axis the ghost
+      // lies beyond (check_boundary_reads made sure the mirror is an owned cell).
+      for_each_point(f.cells, [&](const Point<N>& l) {
+        Point<N> m = l;
+        for (std::size_t e = 0; e < N; ++e) {
+          const AxisMap& a = p.axes[e];
+          if (l[e] < a.ghost_lo) m[e] = 2 * a.ghost_lo - 1 - l[e];
+          if (l[e] >= a.ghost_lo + a.count) m[e] = 2 * (a.ghost_lo + a.count) - 1 - l[e];
+        }
+        const T& mirror = at(m);
+        if constexpr (requires(const T& x) { T(-x); }) {
+          at(l) = rule.negate ? T(-mirror) : mirror;
+        } else {
+          at(l) = mirror;  // make() refused a negated reflect for such a T
+        }
+      });
+      continue;
+    }
     for_each_point(f.cells, [&](const Point<N>& l) {
       T& cell = at(l);
       switch (rule.kind) {

@@ -100,7 +100,7 @@ struct BoundaryFill {
   /// side, the first cell outside it on the high side. Reflect maps local l to 2 * face - 1 - l.
   index_t face = 0;
   /// True for ghost cells over a hole of a box set (the holes rule sets them; axis, high and face
-  /// are unused).
+  /// are unused: a reflect mirrors about the patch's own box along every axis the cells lie beyond).
   bool hole = false;
   /// Holes: the periodic shift from the cells' global indices to the in-domain indices they stand
   /// for (0 where nothing wraps); a function of the index is called at the in-domain index.
@@ -223,6 +223,28 @@ template <std::size_t N>
   return out;
 }
 
+/// The error for a reflect over a hole (`f`, of `patch`) whose mirror is not an owned cell of the
+/// patch: a box thinner along some axis than the ghost cells beyond it that lie over a hole. The
+/// mirror of the ghost k cells beyond a face is the cell k - 1 inside it.
+template <std::size_t N>
+[[nodiscard]] std::optional<Error> check_hole_mirror(const char* where, const BoundaryFill<N>& f, const PatchLayout<N>& patch) {
+  for (std::size_t e = 0; e < N; ++e) {
+    const AxisMap& a = patch.axes[e];
+    const index_t owned_lo = a.ghost_lo, owned_hi = a.ghost_lo + a.count;
+    // How far beyond the box the fill reaches along e (its cells lie on one side of the box).
+    const index_t depth = f.cells.lo[e] < owned_lo ? owned_lo - f.cells.lo[e]
+                          : f.cells.hi[e] > owned_hi ? f.cells.hi[e] - owned_hi
+                                                     : 0;
+    if (depth > a.count)
+      return Error(ErrorCode::invalid_argument,
+                   detail::concat(where, ": the reflect rule over holes mirrors ghost cells ", depth,
+                                  " deep beyond the box ", patch.owned_box(), " along axis ", e, ", which owns only ",
+                                  a.count, " cells along it: use boundary::constant or boundary::function over holes, "
+                                           "narrower ghosts, or boxes at least as thick as the ghosts"));
+  }
+  return std::nullopt;
+}
+
 /// The error for the first fill of `fills` that reads a cell its patch does not store (a patch
 /// owning fewer cells along the axis than the rule reads, with too narrow a ghost layer on the
 /// other side to hold the rest); nullopt if every read is stored.
@@ -231,7 +253,11 @@ template <std::size_t N>
                                                         const StorageLayout<N>& layout, const BoundaryKinds<N>& kinds,
                                                         const Box<N>& domain) {
   for (const auto& f : fills) {
-    if (f.hole) continue;  // constants and functions read nothing
+    if (f.hole) {
+      if (kinds.holes != BoundaryKind::reflect) continue;  // constants and functions read nothing
+      if (auto e = check_hole_mirror(where, f, layout.patches()[f.patch])) return e;
+      continue;
+    }
     const BoundaryKind k = kinds.side[f.axis][f.high ? 1 : 0];
     const AxisMap& a = layout.patches()[f.patch].axes[f.axis];
     // The range of local indices along the axis the rule reads.

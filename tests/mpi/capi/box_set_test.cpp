@@ -67,7 +67,17 @@ void expect_cells_around_owned_boxes(tessera_array a, const int* owners, int ran
   }
 }
 
-class CApiBoxSet : public CApiTest {};
+class CApiBoxSet : public CApiTest {
+ protected:
+  /// The L-shape's boxes assigned by knapsack (`owners`), their distribution and domain, and a
+  /// double array over them with one ghost layer, its owned cells set by set_owned_values.
+  void make_l_shape_array(int* owners, tessera_dist* d, tessera_domain* dom, tessera_array* a) {
+    ASSERT_OK(tessera_assign_boxes(2, size, kBoxes, kCount, TESSERA_ASSIGN_KNAPSACK, nullptr, owners));
+    ASSERT_OK(tessera_dist_from_boxes(2, size, &kDomain, kBoxes, kCount, owners, d));
+    *dom = domain_of(*d);
+    make_array_with_ghosts(*dom, owners, rank, a);
+  }
+};
 
 TEST_F(CApiBoxSet, LShapeWithAHoleUpdatesGhostsAcrossBoxes) {
   for (const tessera_box_assignment policy : {TESSERA_ASSIGN_KNAPSACK, TESSERA_ASSIGN_MORTON}) {
@@ -255,15 +265,13 @@ TEST_F(CApiBoxSet, IncrementalBoxStepMatchesTheCppStep) {
 
 // A constant over the hole: after a ghost update, every ghost cell of the L-shape's boxes that lies
 // in the hole holds it, the others their neighbours' values; NONE afterwards leaves them as they
-// are; a reflect or an extrapolation, a wrong type and a missing value are refused, rule unchanged.
+// are; an extrapolation, a wrong type and a missing value are refused, rule unchanged.
 TEST_F(CApiBoxSet, AConstantOverTheHoleFillsItsGhostCells) {
   int owners[kCount];
-  ASSERT_OK(tessera_assign_boxes(2, size, kBoxes, kCount, TESSERA_ASSIGN_KNAPSACK, nullptr, owners));
   tessera_dist d = nullptr;
-  ASSERT_OK(tessera_dist_from_boxes(2, size, &kDomain, kBoxes, kCount, owners, &d));
-  tessera_domain dom = domain_of(d);
+  tessera_domain dom = nullptr;
   tessera_array a = nullptr;
-  make_array_with_ghosts(dom, owners, rank, &a);
+  make_l_shape_array(owners, &d, &dom, &a);
   const double wall = -7.5;
   ASSERT_OK(tessera_array_set_hole_boundary(a, TESSERA_BOUNDARY_CONSTANT, TESSERA_DOUBLE, &wall));
   ASSERT_OK(tessera_array_update_ghosts(a));
@@ -271,8 +279,7 @@ TEST_F(CApiBoxSet, AConstantOverTheHoleFillsItsGhostCells) {
   ASSERT_OK(tessera_array_set_hole_boundary(a, TESSERA_BOUNDARY_NONE, TESSERA_DOUBLE, nullptr));
   ASSERT_OK(tessera_array_update_ghosts(a));
   expect_cells_around_owned_boxes(a, owners, rank, wall, "none after constant");
-  for (const tessera_boundary refused : {TESSERA_BOUNDARY_REFLECT, TESSERA_BOUNDARY_REFLECT_ODD,
-                                         TESSERA_BOUNDARY_EXTRAPOLATE, static_cast<tessera_boundary>(42)}) {
+  for (const tessera_boundary refused : {TESSERA_BOUNDARY_EXTRAPOLATE, static_cast<tessera_boundary>(42)}) {
     EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_array_set_hole_boundary(a, refused, TESSERA_DOUBLE, &wall));
   }
   expect_error_mentions({"tessera_array_set_hole_boundary", "'rule' = 42"});
@@ -282,6 +289,52 @@ TEST_F(CApiBoxSet, AConstantOverTheHoleFillsItsGhostCells) {
   EXPECT_NE(tessera_array_set_hole_boundary(a, TESSERA_BOUNDARY_CONSTANT, TESSERA_INT32, &wrong), TESSERA_OK);
   ASSERT_OK(tessera_array_update_ghosts(a));
   expect_cells_around_owned_boxes(a, owners, rank, wall, "after the refusals");  // still none: the values stay as the constant left them
+  ASSERT_OK(tessera_array_free(&a));
+  ASSERT_OK(tessera_domain_free(&dom));
+  ASSERT_OK(tessera_dist_free(&d));
+}
+
+// A reflect over the hole is a wall around each box: in every patch, each ghost cell over the hole
+// holds the patch's own cell mirrored about the box's face (negated by the odd rule), so the same
+// hole cell holds different values in the ghosts of different boxes. Read through the patch views.
+TEST_F(CApiBoxSet, AReflectOverTheHoleMirrorsEachBoxsOwnCells) {
+  int owners[kCount];
+  tessera_dist d = nullptr;
+  tessera_domain dom = nullptr;
+  tessera_array a = nullptr;
+  make_l_shape_array(owners, &d, &dom, &a);
+  for (const double sign : {1.0, -1.0}) {
+    SCOPED_TRACE(::testing::Message() << "sign " << sign);
+    ASSERT_OK(tessera_array_set_hole_boundary(a, sign > 0 ? TESSERA_BOUNDARY_REFLECT : TESSERA_BOUNDARY_REFLECT_ODD,
+                                              TESSERA_DOUBLE, nullptr));
+    ASSERT_OK(tessera_array_update_ghosts(a));
+    size_t patches = 0;
+    ASSERT_OK(tessera_array_patch_count(a, &patches));
+    std::int64_t mirrored = 0;  // hole cells checked on this rank
+    for (size_t k = 0; k < patches; ++k) {
+      tessera_view v;
+      ASSERT_OK(tessera_array_local(a, k, TESSERA_DOUBLE, &v));
+      const auto* data = static_cast<const double*>(v.data);
+      for (int64_t li = 0; li < v.extents[0]; ++li)
+        for (int64_t lj = 0; lj < v.extents[1]; ++lj) {
+          const int64_t i = v.first[0] + li - v.ghost_lo[0], j = v.first[1] + lj - v.ghost_lo[1];
+          if (!in_hole(i, j) || i >= 8 || j >= 8) continue;
+          // The mirror about the owned range along each axis the cell lies beyond.
+          const auto mirror = [&](int64_t x, int e) {
+            const int64_t lo = v.first[e], hi = v.first[e] + v.count[e];
+            return x < lo ? 2 * lo - 1 - x : x >= hi ? 2 * hi - 1 - x : x;
+          };
+          EXPECT_EQ(data[li * v.strides[0] + lj * v.strides[1]], sign * value_at(mirror(i, 0), mirror(j, 1)))
+              << "patch " << k << " at (" << i << ", " << j << ")";
+          ++mirrored;
+        }
+    }
+    // Box 1's row i = 4 and box 3's column j = 4 over the hole, and box 0's corner (4, 4) mirrored
+    // along both axes (the ghosts have corners): 4 + 4 + 1 ghost cells in all.
+    std::int64_t all = 0;
+    MPI_Allreduce(&mirrored, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_EQ(all, 9);
+  }
   ASSERT_OK(tessera_array_free(&a));
   ASSERT_OK(tessera_domain_free(&dom));
   ASSERT_OK(tessera_dist_free(&d));
