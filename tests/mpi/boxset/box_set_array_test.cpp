@@ -1,7 +1,8 @@
 // Arrays over box sets (holes, islands, thin boxes, boxes smaller than the ghost width, empty
 // ranks) against serial references built from geometry alone: ghost update and accumulate, every
-// stored value checked; redistribution chains between box sets and ordinary distributions; gather,
-// scatter, reductions and copy_section; bad input an error on every rank with nothing changed.
+// stored value checked; redistribution chains between box sets and ordinary distributions,
+// preserving and destructive; gather, scatter, reductions and copy_section (with ordinary arrays and
+// between two box sets); bad input an error on every rank with nothing changed. 1-D, 2-D and 3-D.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -10,6 +11,7 @@
 #include <string>
 #include <optional>
 #include <random>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -106,6 +108,7 @@ void accumulate_cases(int cases, index_t max_extent) {
   });
 }
 
+TEST(BoxSetGhosts, AccumulateAddsEveryGhostIntoItsOwner1D) { accumulate_cases<1>(30, 40); }
 TEST(BoxSetGhosts, AccumulateAddsEveryGhostIntoItsOwner2D) { accumulate_cases<2>(30, 12); }
 TEST(BoxSetGhosts, AccumulateAddsEveryGhostIntoItsOwner3D) { accumulate_cases<3>(15, 6); }
 
@@ -164,8 +167,60 @@ void redistribution_chains(int cases, index_t max_extent) {
   }
 }
 
+TEST(BoxSetRedistribution, ChainsKeepEveryValueOnTheOverlap1D) { redistribution_chains<1>(12, 40); }
 TEST(BoxSetRedistribution, ChainsKeepEveryValueOnTheOverlap2D) { redistribution_chains<2>(12, 12); }
 TEST(BoxSetRedistribution, ChainsKeepEveryValueOnTheOverlap3D) { redistribution_chains<3>(8, 6); }
+
+/// Destructive redistributions (ZPL's `<=#`) box set -> box set -> ordinary -> box set: afterwards
+/// every array has the new distribution's shape (over a box set one patch per box of the rank, in
+/// the set's order; each point the rank owns visited once, every stored point by one rank) and every
+/// element it stores, ghosts included, is T{} (Domain::redistribute: "with destructive, all storage
+/// is value-initialised"), whatever it held before.
+template <std::size_t N>
+void destructive_chains(int cases, index_t max_extent) {
+  for_random_box_sets<N>(5500 + N, cases, max_extent, [](const Communicator& comm, std::mt19937_64& rng, int,
+                                                         const Box<N>& box, const BoxSet<N>& set) {
+    Domain<N> dom(comm, Distribution<N>::from_box_set(set));
+    DistArray<double, N> a(dom, ghosts<N>(1)), b(dom);
+    for (int step = 0; step < 3; ++step) {
+      const Distribution<N> to = step == 1 ? random_distribution<N>(rng, box, comm.size(), true)
+                                           : Distribution<N>::from_box_set(some_box_set<N>(rng, box, comm.size()));
+      SCOPED_TRACE(::testing::Message() << "step " << step << " to " << to);
+      for (auto* x : {&a, &b}) std::fill(x->storage().begin(), x->storage().end(), 3.5);
+      dom.redistribute(to, Redistribution::destructive);
+      EXPECT_EQ(dom.distribution(), to);
+      std::set<Point<N>> mine;  // what this rank must own, by brute force over the domain box
+      index_t stored = 0;
+      for_each_point(box, [&](const Point<N>& p) {
+        if (!stores(to, p)) return;
+        ++stored;
+        if (to.owner(p) == comm.rank()) mine.insert(p);
+      });
+      for (auto* x : {&a, &b}) {
+        [&] {  // this rank's checks: an ASSERT leaves them, not the collective calls below
+          ASSERT_EQ(x->storage().size(), static_cast<std::size_t>(x->layout().size()));
+          for (std::size_t e = 0; e < x->storage().size(); ++e) ASSERT_EQ(x->storage()[e], 0.0) << "element " << e;
+          if (const BoxSet<N>* to_set = to.box_set()) {
+            const auto boxes = to_set->boxes_of(comm.rank());
+            ASSERT_EQ(x->patch_count(), boxes.size());
+            for (std::size_t i = 0; i < boxes.size(); ++i)
+              EXPECT_EQ(x->owned_box(i), to_set->box(boxes[i])) << "patch " << i;
+          }
+        }();
+        std::set<Point<N>> visited;
+        index_t visits = 0;
+        x->for_each_owned([&](const Point<N>& p, const double&) { visited.insert(p), ++visits; });
+        EXPECT_EQ(visits, static_cast<index_t>(visited.size())) << "a point visited twice";
+        EXPECT_EQ(visited, mine);
+        EXPECT_EQ(comm.sum(static_cast<double>(visits)), static_cast<double>(stored));
+      }
+    }
+  });
+}
+
+TEST(BoxSetRedistribution, DestructiveLeavesTheNewShapeValueInitialised1D) { destructive_chains<1>(10, 40); }
+TEST(BoxSetRedistribution, DestructiveLeavesTheNewShapeValueInitialised2D) { destructive_chains<2>(10, 12); }
+TEST(BoxSetRedistribution, DestructiveLeavesTheNewShapeValueInitialised3D) { destructive_chains<3>(6, 6); }
 
 template <std::size_t N>
 void whole_array_cases(int cases, index_t max_extent) {
@@ -218,8 +273,72 @@ void whole_array_cases(int cases, index_t max_extent) {
   });
 }
 
+TEST(BoxSetWholeArray, ScatterGatherAndReductions1D) { whole_array_cases<1>(20, 40); }
 TEST(BoxSetWholeArray, ScatterGatherAndReductions2D) { whole_array_cases<2>(20, 12); }
 TEST(BoxSetWholeArray, ScatterGatherAndReductions3D) { whole_array_cases<3>(10, 6); }
+
+/// copy_section between arrays over two different random box sets of one domain box (holes on both
+/// sides), the section placed anywhere in the destination, twice (the second through the kept
+/// mover): a destination cell whose source index is a hole keeps its value, every other one in the
+/// destination box gets its source's, cells outside it and ghosts are untouched, against a serial
+/// image; the source is unchanged. Across the cases cells must land and cells over source holes
+/// must be kept.
+template <std::size_t N>
+void box_set_to_box_set_sections(int cases, index_t max_extent) {
+  double landed = 0, kept_over_holes = 0;  // this rank's, over every case
+  index_t dropped = 0;  // held source cells whose destination is a hole (the same count on every rank)
+  for_random_box_sets<N>(6500 + N, cases, max_extent, [&](const Communicator& comm, std::mt19937_64& rng, int,
+                                                          const Box<N>& box, const BoxSet<N>& set) {
+    const BoxSet<N> other = some_box_set<N>(rng, box, comm.size());
+    SCOPED_TRACE(::testing::Message() << "onto " << other);
+    Domain<N> from_dom(comm, Distribution<N>::from_box_set(set)), to_dom(comm, Distribution<N>::from_box_set(other));
+    DistArray<double, N> a(from_dom), c(to_dom, ghosts<N>(1));
+    a.for_each_owned([](const Point<N>& p, double& x) { x = value_of(p); });
+    Box<N> section;  // a random non-empty box of the domain, and a random place for it there
+    Point<N> dst_lo;
+    for (std::size_t d = 0; d < N; ++d) {
+      const index_t e = 1 + static_cast<index_t>(rng() % static_cast<std::uint64_t>(extent(box, d)));
+      const auto room = static_cast<std::uint64_t>(extent(box, d) - e + 1);
+      section.lo[d] = box.lo[d] + static_cast<index_t>(rng() % room);
+      section.hi[d] = section.lo[d] + e;
+      dst_lo[d] = box.lo[d] + static_cast<index_t>(rng() % room);
+    }
+    const Box<N> dst_box = Box<N>::from_extents(dst_lo, extents(section));
+    SCOPED_TRACE(::testing::Message() << section << " onto " << dst_box);
+    for_each_point(section, [&](const Point<N>& p) {
+      Point<N> q;
+      for (std::size_t d = 0; d < N; ++d) q[d] = dst_lo[d] + p[d] - section.lo[d];
+      dropped += set.find(p) && !other.find(q) ? 1 : 0;
+    });
+    for (int round = 0; round < 2; ++round) {
+      std::fill(c.storage().begin(), c.storage().end(), kSentinel);
+      c.for_each_owned([](const Point<N>& q, double& x) { x = -value_of(q); });
+      copy_section(a, section, c, dst_lo);
+      for_each_stored(c.layout(), [&](const PatchLayout<N>&, const Point<N>& q, index_t offset, bool owned) {
+        double want = owned ? -value_of(q) : kSentinel;
+        if (owned && contains(dst_box, q)) {
+          Point<N> p;  // the source index of q
+          for (std::size_t d = 0; d < N; ++d) p[d] = section.lo[d] + q[d] - dst_lo[d];
+          if (set.find(p))
+            want = value_of(p), landed += round == 0 ? 1 : 0;
+          else
+            kept_over_holes += round == 0 ? 1 : 0;
+        }
+        ASSERT_EQ(c.storage()[static_cast<std::size_t>(offset)], want)
+            << "round " << round << ", rank " << comm.rank() << " point " << q << (owned ? "" : " (a ghost)");
+      });
+    }
+    a.for_each_owned([](const Point<N>& p, const double& x) { ASSERT_EQ(x, value_of(p)) << "source changed at " << p; });
+  });
+  Communicator comm(MPI_COMM_WORLD);
+  EXPECT_GT(comm.sum(landed), 0.0);
+  EXPECT_GT(comm.sum(kept_over_holes), 0.0);
+  EXPECT_GT(dropped, 0);
+}
+
+TEST(BoxSetCopySection, BetweenTwoBoxSetsHolesOnBothSides1D) { box_set_to_box_set_sections<1>(20, 40); }
+TEST(BoxSetCopySection, BetweenTwoBoxSetsHolesOnBothSides2D) { box_set_to_box_set_sections<2>(20, 12); }
+TEST(BoxSetCopySection, BetweenTwoBoxSetsHolesOnBothSides3D) { box_set_to_box_set_sections<3>(10, 6); }
 
 /// The hash of the message of the Error `f` throws (0 if it throws none), gathered from every rank.
 template <class F>

@@ -5,13 +5,16 @@
 // interfaces' definition (depth beyond one face = depth inside the other, tangential axes laid on
 // by the orientation), blocking and split phase; accumulate_ghosts against the sums of the ghosts
 // each cell is the source of, across ranks; every block redistributed (values kept where both
-// layouts hold a cell, ghosts right afterwards). Bad input: an Error on every rank.
+// layouts hold a cell, ghosts right afterwards). Every one of the 8 (2-D) and 48 (3-D) orientations
+// through a ghost update and section moves, against a brute-force placement from the definition;
+// section moves (random and strided) and their kept schedules. Bad input: an Error on every rank.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <vector>
 
 #include "engine_checks.hpp"
@@ -331,6 +334,169 @@ void random_section_moves(std::uint64_t seed, int cases, index_t max_extent) {
 TEST(MultiblockSectionMove, RandomBoxesAndOrientations2D) { random_section_moves<2>(1800, 25, 7); }
 TEST(MultiblockSectionMove, RandomBoxesAndOrientations3D) { random_section_moves<3>(1900, 12, 5); }
 
+/// Where the definition of an oriented placement sends point x: image axis d runs along source
+/// axis perm[d], backwards where flip[d]; box `from`'s lower corner lands on `to`'s lower corner
+/// along unflipped axes and on its upper one along flipped axes (affine, so it extends beyond the
+/// boxes).
+template <std::size_t N>
+Point<N> laid_on_by_definition(const std::array<int, N>& perm, const std::array<bool, N>& flip, const Box<N>& from,
+                               const Box<N>& to, const Point<N>& x) {
+  Point<N> y;
+  for (std::size_t d = 0; d < N; ++d) {
+    const auto s = static_cast<std::size_t>(perm[d]);
+    const index_t along = x[s] - from.lo[s];
+    y[d] = flip[d] ? to.hi[d] - 1 - along : to.lo[d] + along;
+  }
+  return y;
+}
+
+/// Checks every value `u` stores (every patch, owned and ghost) after a ghost update of cells
+/// holding `code`: owned cells and ghosts inside their block hold their own code, ghosts listed in
+/// `glued` (block, point in block coordinates) the value listed, every other cell `kSentinel`.
+/// Returns how many ghosts this rank read from `glued`.
+template <std::size_t N>
+long expect_glued_ghosts(const Communicator& comm, const MultiblockArray<double, N>& u,
+                         const std::map<std::pair<std::size_t, Point<N>>, double>& glued) {
+  const MultiblockLayout<N>& mb = u.domain().layout();
+  long across = 0;
+  std::size_t patch = 0;
+  for (const auto& layout_patch : u.array().layout().patches()) {
+    const std::size_t blk = u.block_of_patch(patch++);
+    const Box<N> owned = layout_patch.owned_box();
+    for_each_point(grow(owned, u.ghosts().lower, u.ghosts().upper), [&](const Point<N>& q) {
+      Point<N> p;  // q in block coordinates
+      for (std::size_t d = 0; d < N; ++d) p[d] = q[d] - mb.offset(blk)[d];
+      double want = kSentinel;
+      if (contains(owned, q) || (in_requested_ghost(owned, u.ghosts(), q) && contains(mb.block_box(blk), p))) {
+        want = code(blk, p);
+      } else if (in_requested_ghost(owned, u.ghosts(), q)) {
+        if (const auto it = glued.find({blk, p}); it != glued.end()) want = it->second, ++across;
+      }
+      ASSERT_EQ(u.array().storage()[static_cast<std::size_t>(layout_patch.element_offset(q))], want)
+          << "rank " << comm.rank() << " block " << blk << " point " << p;
+    });
+  }
+  return across;
+}
+
+/// Every orientation through a ghost update and two section moves: block 0 (extents 3, 4, 5 from a
+/// shifted corner) and block 1 (the same extents permuted, so that the whole faces fit) glued at a
+/// face of block 0 chosen by the case number, block 1's face following from the orientation (its
+/// normal axis perm[axis], the same side exactly when flipped). The references come from the
+/// definition alone: the glue lays block 1's boundary layer onto the layer just outside block 0's
+/// face as `laid_on_by_definition` places one box on another, so a ghost of block 0 holds the cell
+/// of block 1 sent onto it and a ghost of block 1 the cell of block 0 its own image lands on; a
+/// section move lays its source box on its destination box the same way.
+template <std::size_t N>
+void every_orientation_case(const Communicator& comm) {
+  const int P = comm.size();
+  // all_orientations must list 2^N N! different signed permutations, so it lists each one.
+  const auto orientations = all_orientations<N>();
+  std::set<std::pair<std::array<int, N>, std::array<bool, N>>> distinct;
+  for (const auto& o : orientations) distinct.insert({o.perm(), o.flips()});
+  ASSERT_EQ(distinct.size(), N == 2 ? 8U : 48U);
+  const std::array<index_t, 3> sizes{3, 4, 5}, lo0{1, -2, 0}, lo1{-1, 2, 3};
+  for (std::size_t k = 0; k < orientations.size(); ++k) {
+    const std::array<int, N>& perm = orientations[k].perm();
+    const std::array<bool, N>& flip = orientations[k].flips();
+    Box<N> box0, box1;
+    for (std::size_t d = 0; d < N; ++d) {
+      box0.lo[d] = lo0[d], box0.hi[d] = lo0[d] + sizes[d];
+      const auto s = static_cast<std::size_t>(perm[d]);
+      box1.lo[s] = lo1[s], box1.hi[s] = lo1[s] + sizes[d];
+    }
+    const std::size_t axis = k % N;
+    const bool upper = (k / N) % 2 == 0;
+    const BlockFace<N> a{0, axis, upper, {}};
+    const BlockFace<N> b{1, static_cast<std::size_t>(perm[axis]), flip[axis] ? upper : !upper, {}};
+    const auto specs_along = [](std::size_t d, const DimSpec& s) {
+      std::array<DimSpec, N> specs;
+      specs.fill(block());
+      specs[d] = s;
+      return specs;
+    };
+    const auto grid_along = [&](std::size_t d) {
+      Point<N> shape = Point<N>::filled(1);
+      shape[d] = P;
+      return ProcGrid<N>::with_shape(P, shape);
+    };
+    std::vector<Distribution<N>> blocks{Distribution<N>(box0, grid_along(axis), specs_along(axis, block()))};
+    if (k % 3 == 0)  // a box set of 2-wide pieces
+      blocks.push_back(Distribution<N>::from_box_set(make_box_set(
+          box1, chop_boxes(std::vector<Box<N>>{box1}, Point<N>::filled(2)), P, BoxAssignment::morton)));
+    else  // cyclic along the normal or a tangential axis
+      blocks.push_back(Distribution<N>(box1, grid_along((b.axis + k) % N), specs_along((b.axis + k) % N, cyclic())));
+    const GhostSpec<N> g = k % 2 == 0 ? ghosts<N>(1) : ghosts<N>(2).faces_only();
+    const index_t width = k % 2 == 0 ? 1 : 2;
+    ::testing::Message axes;
+    for (std::size_t d = 0; d < N; ++d) axes << (flip[d] ? " -" : " +") << perm[d];
+    SCOPED_TRACE(::testing::Message() << "orientation " << k << " (image axes along" << axes << "): block 0 "
+                                      << box0 << " axis " << axis << (upper ? " upper" : " lower") << ", block 1 "
+                                      << box1 << " axis " << b.axis << (b.upper ? " upper" : " lower") << ", " << g);
+    MultiblockDomain<N> dom(comm, MultiblockLayout<N>(blocks, {{a, b, orientations[k]}}));
+    // The glue: block 1's boundary layer at its face onto the layer just outside block 0's face.
+    const Box<N> layer1 = whole_face(box1, b.axis, b.upper);
+    Box<N> outside0 = whole_face(box0, axis, upper);
+    outside0.lo[axis] += upper ? 1 : -1;
+    outside0.hi[axis] += upper ? 1 : -1;
+    std::map<std::pair<std::size_t, Point<N>>, double> glued;
+    for_each_point(grow(box1, Point<N>::filled(width), Point<N>::filled(width)), [&](const Point<N>& x) {
+      const Point<N> y = laid_on_by_definition<N>(perm, flip, layer1, outside0, x);
+      if (contains(box1, x) && !contains(box0, y)) glued[{0, y}] = code(1, x);   // a ghost of block 0
+      if (!contains(box1, x) && contains(box0, y)) glued[{1, x}] = code(0, y);   // a ghost of block 1
+    });
+    MultiblockArray<double, N> u(dom, g);
+    std::fill(u.array().storage().begin(), u.array().storage().end(), kSentinel);
+    u.for_each_owned([](std::size_t blk, const Point<N>& p, double& x) { x = code(blk, p); });
+    u.update_ghosts();
+    const double across = comm.sum(static_cast<double>(expect_glued_ghosts(comm, u, glued)));
+    // Every ghost beyond the glued faces is met by the patch beside it (and by more where patches
+    // are thinner than the ghosts or corners are asked for).
+    double face = 1;
+    for (std::size_t d = 0; d < N; ++d) face *= d == axis ? 1.0 : static_cast<double>(sizes[d]);
+    EXPECT_GE(across, 2 * face * static_cast<double>(width));
+    // Section moves into a second array: all of block 1 onto all of block 0 under the orientation,
+    // and a corner of block 0 onto the upper corner of block 1 under the inverse (made here).
+    std::array<int, N> inverse_perm{};
+    std::array<bool, N> inverse_flip{};
+    for (std::size_t d = 0; d < N; ++d) {
+      inverse_perm[static_cast<std::size_t>(perm[d])] = static_cast<int>(d);
+      inverse_flip[static_cast<std::size_t>(perm[d])] = flip[d];
+    }
+    Box<N> corner0 = box0, corner1 = box1;
+    for (std::size_t d = 0; d < N; ++d) corner0.lo[d] += 1;
+    for (std::size_t d = 0; d < N; ++d)
+      corner1.lo[d] = box1.hi[d] - extent(corner0, static_cast<std::size_t>(inverse_perm[d]));
+    std::map<std::pair<std::size_t, Point<N>>, double> moved;
+    for_each_point(box1, [&](const Point<N>& x) { moved[{0, laid_on_by_definition<N>(perm, flip, box1, box0, x)}] = code(1, x); });
+    for_each_point(corner0, [&](const Point<N>& x) {
+      moved[{1, laid_on_by_definition<N>(inverse_perm, inverse_flip, corner0, corner1, x)}] = code(0, x);
+    });
+    MultiblockArray<double, N> w(dom, g);
+    std::fill(w.array().storage().begin(), w.array().storage().end(), kSentinel);
+    copy_section(u, {1, box1}, w, {0, box0}, orientations[k]);
+    copy_section(u, {0, corner0}, w, {1, corner1}, Orientation<N>(inverse_perm, inverse_flip));
+    double landed = 0;
+    for_each_stored(w.array().layout(), [&](const PatchLayout<N>& patch, const Point<N>& q, index_t offset, bool owned) {
+      const std::size_t blk = w.block_of_patch(static_cast<std::size_t>(&patch - w.array().layout().patches().data()));
+      Point<N> p;
+      for (std::size_t d = 0; d < N; ++d) p[d] = q[d] - dom.layout().offset(blk)[d];
+      double want = kSentinel;  // ghosts are not touched, cells outside the destinations keep theirs
+      if (const auto it = moved.find({blk, p}); owned && it != moved.end()) want = it->second, landed += 1;
+      ASSERT_EQ(w.array().storage()[static_cast<std::size_t>(offset)], want)
+          << "rank " << comm.rank() << " block " << blk << " point " << p << (owned ? "" : " (a ghost)");
+    });
+    EXPECT_EQ(comm.sum(landed), static_cast<double>(volume(box1) + volume(corner0)));
+  }
+}
+
+TEST(MultiblockOrientations, EachOfThe8In2DGluesGhostsAndMovesSections) {
+  every_orientation_case<2>(Communicator(MPI_COMM_WORLD));
+}
+TEST(MultiblockOrientations, EachOfThe48In3DGluesGhostsAndMovesSections) {
+  every_orientation_case<3>(Communicator(MPI_COMM_WORLD));
+}
+
 TEST(MultiblockSectionMove, BadBoxesAreAnErrorOnEveryRank) {
   Communicator comm(MPI_COMM_WORLD);
   const int P = comm.size();
@@ -480,6 +646,57 @@ TEST(MultiblockGhosts, TheScheduleIsBuiltOnceAndKept) {
   const auto first = multiblock_ghost_schedule(mb, ghosts<2>(1), comm.rank(), &dom.domain().cache());
   const auto again = multiblock_ghost_schedule(mb, ghosts<2>(1), comm.rank(), &dom.domain().cache());
   EXPECT_EQ(first.get(), again.get());
+}
+
+// A section move's schedule and mover are built by the first copy_section and found by every later
+// one with the same sections (PARTI's schedules, built once and reused): the domain's exchange cache
+// counts one schedule and one mover made, then only hits, and the later moves write what the first did.
+TEST(MultiblockSectionMove, TheScheduleIsBuiltOnceAndKept) {
+  Communicator comm(MPI_COMM_WORLD);
+  const int P = comm.size();
+  const Box<2> box({0, 0}, {6, 6});
+  const std::vector<Distribution<2>> blocks{Distribution<2>(box, ProcGrid<2>::with_shape(P, {P, 1}), {block(), block()}),
+                                            Distribution<2>(box, ProcGrid<2>::with_shape(P, {1, P}), {block(), block()})};
+  MultiblockDomain<2> dom(comm, MultiblockLayout<2>(blocks, {}));
+  MultiblockArray<double, 2> u(dom, ghosts<2>(1)), w(dom, ghosts<2>(1));
+  u.for_each_owned([](std::size_t b, const Point<2>& p, double& x) { x = code(b, p); });
+  // Every second row of rows 0-3, columns 1-5 of block 0, turned onto 5 x 2 cells of block 1.
+  const BlockSection<2> from{0, Box<2>({0, 1}, {4, 6}), {2, 1}}, to{1, Box<2>({1, 0}, {6, 2})};
+  const Orientation<2> turn({1, 0}, {false, true});
+  ExchangeCache& cache = dom.domain().cache();
+  const ExchangeCacheStats before = cache.stats();
+  std::fill(w.array().storage().begin(), w.array().storage().end(), kSentinel);
+  copy_section(u, from, w, to, turn);
+  const ExchangeCacheStats built = cache.stats();
+  EXPECT_EQ(built.schedule_misses, before.schedule_misses + 1);
+  EXPECT_EQ(built.executor_misses, before.executor_misses + 1);
+  EXPECT_EQ(built.schedules, before.schedules + 1);
+  EXPECT_EQ(built.executors, before.executors + 1);
+  const std::vector<double> first_result(w.array().storage().begin(), w.array().storage().end());
+  double moved = 0;
+  for (const double x : first_result) moved += x != kSentinel ? 1 : 0;
+  EXPECT_EQ(comm.sum(moved), 10.0);
+  for (int round = 0; round < 3; ++round) {
+    std::fill(w.array().storage().begin(), w.array().storage().end(), kSentinel);
+    copy_section(u, from, w, to, turn);
+    long differ = 0;  // counted, not asserted: every rank must go on to the next collective move
+    for (std::size_t e = 0; e < first_result.size(); ++e) differ += w.array().storage()[e] != first_result[e] ? 1 : 0;
+    EXPECT_EQ(differ, 0) << "round " << round;
+  }
+  const ExchangeCacheStats kept = cache.stats();
+  EXPECT_EQ(kept.schedule_misses, built.schedule_misses);  // no schedule built again ...
+  EXPECT_EQ(kept.executor_misses, built.executor_misses);  // ... nor a mover
+  EXPECT_EQ(kept.executor_hits, built.executor_hits + 3);
+  EXPECT_EQ(kept.schedules, built.schedules);
+  EXPECT_EQ(kept.executors, built.executors);
+  // The kept schedule is the one the builder finds for these sections; other sections are another.
+  const MultiblockLayout<2>& mb = dom.layout();
+  const auto found = multiblock_section_move_schedule(mb, u.ghosts(), from, w.ghosts(), to, turn, comm.rank(), &cache);
+  const auto again = multiblock_section_move_schedule(mb, u.ghosts(), from, w.ghosts(), to, turn, comm.rank(), &cache);
+  EXPECT_EQ(found.get(), again.get());
+  EXPECT_EQ(cache.stats().schedule_misses, kept.schedule_misses);
+  copy_section(u, {0, box}, w, {1, box});
+  EXPECT_EQ(cache.stats().schedule_misses, kept.schedule_misses + 1);
 }
 
 TEST(MultiblockBadInput, EveryRankGetsTheSameError) {
