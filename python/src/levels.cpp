@@ -11,7 +11,6 @@
 #include <complex>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -132,14 +131,11 @@ void bind_level_transfer(py::module_& m) {
                                                "an array over another domain", "must be an array over fine_domain");
                     auto interpolate = interpolator_of<T, N>(interpolation, where);
                     refuse_if_views_held(*fine_domain, where);
-                    // tessera::regrid_level prolongs the arrays of an initializer list; these come as a
-                    // list, so it moves the level alone and they are prolonged here, as it would.
-                    std::optional<tessera::BoxSet<N>> before;
-                    if (const tessera::BoxSet<N>* old = fine_domain->domain.distribution().box_set()) before = *old;
-                    auto link = tessera::regrid_level<T, N>(coarse->array, fine_domain->domain, target, {},
+                    std::vector<tessera::DistArray<T, N>*> fine;
+                    for (const auto& f : fine_arrays) fine.push_back(&f->array);
+                    auto link = tessera::regrid_level<T, N>(coarse->array, fine_domain->domain, target, fine,
                                                             point_arg<N>(ratio, "regrid_level: ratio"),
                                                             ghosts_of<N>(ghosts), std::move(interpolate));
-                    for (const auto& f : fine_arrays) link.prolong_outside(coarse->array, f->array, *before);
                     return std::make_shared<L>(coarse->domain, fine_domain, std::move(link), interpolation);
                   })
       .def_property_readonly("dtype", [](const L&) { return py::dtype::of<T>(); })

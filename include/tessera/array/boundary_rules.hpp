@@ -191,6 +191,16 @@ class BoundaryRules {
 
 namespace detail {
 
+/// What a reflect writes from the cell it mirrors: the value, negated for odd symmetry.
+template <class T>
+[[nodiscard]] T reflected(const T& mirror, bool negate) {
+  if constexpr (requires(const T& x) { T(-x); }) {
+    return negate ? T(-mirror) : mirror;
+  } else {
+    return mirror;  // BoundaryRules::make refused a negated reflect for such a T
+  }
+}
+
 /// Applies `fills` (made for `layout` and `rules.kinds()`) to a rank's buffer `data`.
 template <class T, std::size_t N>
 void apply_boundary_fills(T* data, const StorageLayout<N>& layout, const std::vector<BoundaryFill<N>>& fills,
@@ -216,12 +226,7 @@ void apply_boundary_fills(T* data, const StorageLayout<N>& layout, const std::ve
           if (l[e] < a.ghost_lo) m[e] = 2 * a.ghost_lo - 1 - l[e];
           if (l[e] >= a.ghost_lo + a.count) m[e] = 2 * (a.ghost_lo + a.count) - 1 - l[e];
         }
-        const T& mirror = at(m);
-        if constexpr (requires(const T& x) { T(-x); }) {
-          at(l) = rule.negate ? T(-mirror) : mirror;
-        } else {
-          at(l) = mirror;  // make() refused a negated reflect for such a T
-        }
+        at(l) = reflected(at(m), rule.negate);
       });
       continue;
     }
@@ -229,12 +234,7 @@ void apply_boundary_fills(T* data, const StorageLayout<N>& layout, const std::ve
       T& cell = at(l);
       switch (rule.kind) {
         case BoundaryKind::reflect: {
-          const T& mirror = *(&cell + (2 * f.face - 1 - 2 * l[d]) * stride);
-          if constexpr (requires(const T& x) { T(-x); }) {
-            cell = rule.negate ? T(-mirror) : mirror;
-          } else {
-            cell = mirror;  // make() refused a negated reflect for such a T
-          }
+          cell = reflected(*(&cell + (2 * f.face - 1 - 2 * l[d]) * stride), rule.negate);
           break;
         }
         case BoundaryKind::constant: cell = rule.value; break;

@@ -14,6 +14,7 @@
 /// \endcode
 #include <cstddef>
 #include <initializer_list>
+#include <span>
 #include <vector>
 
 #include "tessera/array/dist_array.hpp"
@@ -102,7 +103,7 @@ template <class T, std::size_t N, class Tag>
 /// says (a ratio below 1, not a box set, `to` not properly nested in `coarse`'s level).
 template <class T, std::size_t N>
 [[nodiscard]] LevelTransfer<T, N> regrid_level(const DistArray<T, N>& coarse, Domain<N>& fine_dom, const BoxSet<N>& to,
-                                               std::initializer_list<DistArray<T, N>*> fine, const Point<N>& ratio,
+                                               std::span<DistArray<T, N>* const> fine, const Point<N>& ratio,
                                                const GhostSpec<N>& fine_ghosts,
                                                Interpolator<T, N> interpolate = linear_interpolation<T, N>()) {
   constexpr const char* where = "regrid_level";
@@ -117,6 +118,16 @@ template <class T, std::size_t N>
   fine_dom.redistribute(target.distribution(), Redistribution::preserve);
   for (DistArray<T, N>* f : fine) link.prolong_outside(coarse, *f, before);
   return link;
+}
+
+/// \copydoc regrid_level: the fine arrays as a braced list (`{&u, &v}`).
+template <class T, std::size_t N>
+[[nodiscard]] LevelTransfer<T, N> regrid_level(const DistArray<T, N>& coarse, Domain<N>& fine_dom, const BoxSet<N>& to,
+                                               std::initializer_list<DistArray<T, N>*> fine, const Point<N>& ratio,
+                                               const GhostSpec<N>& fine_ghosts,
+                                               Interpolator<T, N> interpolate = linear_interpolation<T, N>()) {
+  return regrid_level(coarse, fine_dom, to, std::span<DistArray<T, N>* const>(fine.begin(), fine.size()), ratio,
+                      fine_ghosts, std::move(interpolate));
 }
 
 }  // namespace tessera
