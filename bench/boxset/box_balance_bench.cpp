@@ -16,7 +16,13 @@
 //  - "none": never moves (the baseline);
 //  - "one-shot": the target as it is (Δ = 1): every box whose owner differs moves;
 //  - "step-D": tessera::incremental_box_step with Δ = D: the boxes with the best gain per cell
-//    moved, until a fraction D of the excess load is gone.
+//    moved, until a fraction D of the excess load is gone;
+//  - a policy of the balance layer by name (--policies, default "d3arc-adaptive,horizon":
+//    tessera::make_policy), deciding Δ at each remap point: the run goes through
+//    tessera::BoxBalancer (interval and target as above, not relabeled, like the strategies above),
+//    each rank adding its boxes' emulated seconds to the balancer's timer of each box; the
+//    migration's cost the policies learn from is measured (BalanceStep::migration_seconds, the
+//    slowest rank's, which is also what migration_s sums for these strategies).
 // Records per strategy (op "box-balance", case "<target>-hotspot-<n>-<boxes>boxes-<strategy>"):
 // total_s (the run, from a barrier to a barrier, the slowest rank) and iteration_s (total_s /
 // iterations: the time per iteration including migrations), both with "one-shot" as the anchor (the
@@ -43,6 +49,8 @@
 #include "tessera/array/dist_array.hpp"
 #include "tessera/array/domain.hpp"
 #include "tessera/balance/box_balance.hpp"
+#include "tessera/balance/box_balancer.hpp"
+#include "tessera/balance/policy.hpp"
 #include "tessera/layout/box_assignment.hpp"
 #include "tessera/layout/box_set_distribution.hpp"
 
@@ -85,7 +93,8 @@ struct Scenario {
 
 struct Strategy {
   std::string name;
-  double delta = 0;  // 0: never move; 1: one-shot
+  double delta = 0;    // 0: never move; 1: one-shot
+  std::string policy;  // not empty: a tessera::make_policy name deciding Δ through a BoxBalancer
 };
 
 struct RunResult {
@@ -118,6 +127,14 @@ RunResult run(const tessera::Communicator& world, const Scenario& sc, const Stra
   tessera::DistArray<double, 2> u(dom, g), v(dom, g);
   u.for_each_owned([](const Point<2>& p, double& x) { x = static_cast<double>((p[0] * 7 + p[1] * 13) % 101); });
   std::vector<double> box_seconds(boxes.size(), 0.0);
+  std::optional<tessera::BoxBalancer<2>> balancer;
+  if (!strategy.policy.empty()) {
+    tessera::BoxBalancerOptions options;
+    options.interval = sc.interval;
+    options.target = sc.morton_target ? tessera::BoxTarget::morton : tessera::BoxTarget::knapsack;
+    options.relabel = false;
+    balancer.emplace(dom, tessera::make_policy(strategy.policy), options);
+  }
   RunResult res;
   check_mpi(MPI_Barrier(world.raw()), "MPI_Barrier");
   const double start = MPI_Wtime();
@@ -133,6 +150,18 @@ RunResult run(const tessera::Communicator& world, const Scenario& sc, const Stra
       mine += c;
     }
     std::this_thread::sleep_for(std::chrono::duration<double>(mine));
+    if (balancer) {
+      if (it + 1 == sc.iterations) continue;  // no remap after the last iteration, as below
+      for (std::size_t p = 0; p < from.patch_count(); ++p) balancer->timer(p).add(sc.cost(boxes[balancer->box_of_patch(p)], it));
+      const tessera::BalanceStep step = balancer->step();
+      if (step.blocks > 0) {
+        set = balancer->set();
+        res.migration += step.migration_seconds;
+        res.bytes += step.bytes;
+        ++res.migrations;
+      }
+      continue;
+    }
     if (strategy.delta <= 0 || (it + 1) % sc.interval != 0 || it + 1 == sc.iterations) continue;
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, box_seconds.data(), static_cast<int>(box_seconds.size()), MPI_DOUBLE, MPI_SUM,
                             world.raw()),
@@ -159,9 +188,10 @@ RunResult run(const tessera::Communicator& world, const Scenario& sc, const Stra
   return res;
 }
 
-std::vector<Strategy> strategies(const std::vector<double>& deltas) {
-  std::vector<Strategy> out{{"none", 0}, {"one-shot", 1}};
-  for (const double d : deltas) out.push_back({"step-" + tessera::bench::number(d, 3), d});
+std::vector<Strategy> strategies(const std::vector<double>& deltas, const std::vector<std::string>& policies) {
+  std::vector<Strategy> out{{"none", 0, {}}, {"one-shot", 1, {}}};
+  for (const double d : deltas) out.push_back({"step-" + tessera::bench::number(d, 3), d, {}});
+  for (const std::string& p : policies) out.push_back({tessera::make_policy(p)->name(), 0, p});
   return out;
 }
 
@@ -175,6 +205,7 @@ int main(int argc, char** argv) {
   CLI::App app{"Incremental box balancing against one-shot rebalancing under an emulated moving hot spot"};
   Scenario sc;
   std::vector<double> deltas{0.25, 0.5};
+  std::vector<std::string> policies{"d3arc-adaptive", "horizon"};
   double work_us = sc.work_per_cell * 1e6;
   std::string target = "knapsack", json;
   app.add_option("--n", sc.n, "n of the n x n domain")->check(CLI::Range(index_t{8}, index_t{1} << 15));
@@ -185,6 +216,17 @@ int main(int argc, char** argv) {
   app.add_option("--hot", sc.hot, "cost factor of a box in the hot spot")->check(CLI::Range(1.0, 1e6));
   app.add_option("--radius", sc.radius, "hot spot radius, a fraction of n")->check(CLI::Range(0.0, 2.0));
   app.add_option("--deltas", deltas, "Δ of the incremental strategies")->delimiter(',')->check(CLI::Range(0.0, 1.0));
+  app.add_option("--policies", policies, "balance-layer policies deciding Δ (tessera::make_policy names; none: \"\")")
+      ->delimiter(',')
+      ->check([](const std::string& name) {
+        if (name.empty()) return std::string();
+        try {
+          (void)tessera::make_policy(name);
+        } catch (const tessera::Error& e) {
+          return std::string(e.what());
+        }
+        return std::string();
+      });
   app.add_option("--target", target, "target assignment at each remap point")->check(CLI::IsMember({"knapsack", "morton"}));
   app.add_option("--json", json, "rank 0 writes the records (JSON, bench/support/bench_records.hpp) here");
   try {
@@ -195,7 +237,7 @@ int main(int argc, char** argv) {
   sc.work_per_cell = work_us * 1e-6;
   sc.morton_target = target == "morton";
   const bool print = world.rank() == 0;
-  const tessera::bench::Table table(print, "strategy", 12,
+  const tessera::bench::Table table(print, "strategy", 15,
                                     {{"total s", 9, 3}, {"per it ms", 10, 2}, {"migr s", 8, 3}, {"migrations", 11, 0},
                                      {"MB moved", 10, 2}});
   const std::string scenario = target + "-hotspot-" + std::to_string(sc.n) + "-" + std::to_string(sc.boxes().size()) + "boxes";
@@ -203,7 +245,8 @@ int main(int argc, char** argv) {
     std::printf("box balancing, %d ranks, %s: %d iterations, remap every %d, hot spot x%g of radius %g n\n", world.size(),
                 scenario.c_str(), sc.iterations, sc.interval, sc.hot, sc.radius);
   table.print_header();
-  const auto all = strategies(deltas);
+  policies.erase(std::remove(policies.begin(), policies.end(), std::string()), policies.end());
+  const auto all = strategies(deltas, policies);
   std::vector<RunResult> results;
   for (const Strategy& s : all) {
     results.push_back(run(world, sc, s));

@@ -141,6 +141,11 @@ class BoxBalancer {
       const double s = view.seconds[static_cast<std::size_t>(r)];
       view.speeds[static_cast<std::size_t>(r)] = s > 0 ? cells / s : 0;
     }
+    // The horizon policy reads the load pattern from speeds that moving data leaves alone; a rank's
+    // speed here changes whenever a box of another cost per cell moves, so it gets the boxes'.
+    view.pattern_speeds.resize(boxes.size());
+    for (std::size_t i = 0; i < boxes.size(); ++i)
+      view.pattern_speeds[i] = weights[i] > 0 ? static_cast<double>(volume(boxes[i])) / weights[i] : 0;
     double mean = 0;
     for (const double s : view.seconds) mean += s;
     mean /= static_cast<double>(ranks);

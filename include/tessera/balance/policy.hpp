@@ -129,6 +129,11 @@ struct BalanceView {
   int interval = 1;                  ///< iterations between remap points
   std::vector<double> seconds;       ///< per active rank (logical order): seconds per iteration since the last remap point
   std::vector<double> speeds;        ///< per active rank: elements per second (its elements / its seconds)
+  /// Where the load pattern is read when the ranks' speeds would mislead (empty: `speeds`).
+  /// `BoxBalancer` gives each box's elements per second here, in box order: a box set's rank
+  /// changes speed whenever a box of another cost per cell moves to or from it, so its speeds would
+  /// report every migration as a new load, while a box's own speed changes only with its load.
+  std::vector<double> pattern_speeds;
   double iteration_seconds = 0;      ///< the slowest of them: what an iteration costs now
   double imbalance = 0;              ///< slowest / mean - 1 (0 when even)
   std::function<StepPreview(double)> preview;  ///< what a step of Δ would move and gain
@@ -272,7 +277,8 @@ class AmortisedDelta final : public BalancePolicy {
 /// tessera's policy. Two things the others miss: how long the present load will last (a move that
 /// pays back in 50 iterations is worth it for a load that stays 500, not for one that goes in 20)
 /// and that a migration has a fixed cost besides its cost per byte. It keeps the age of the
-/// present load pattern (iterations since the per-rank speeds last changed by more than
+/// present load pattern (iterations since the speeds relative to their mean, per rank or, where the
+/// view gives them, per box (`BalanceView::pattern_speeds`), last changed by more than
 /// `pattern_change`), expects the pattern to last as long again (at least `min_horizon`
 /// iterations, at most `max_horizon`), and picks, among the candidate Δs, the one with the largest
 /// expected saving `gain × horizon - cost`, the cost from the history's latency + bandwidth fit.
@@ -313,13 +319,15 @@ class HorizonPolicy final : public BalancePolicy {
  private:
   // The pattern is the ranks' speeds relative to their mean. Speeds, unlike times, do not change
   // when the balancer moves data (a rebalanced rank is as slow as before, it just holds less), so
-  // a change of pattern means the load itself changed.
+  // a change of pattern means the load itself changed. That holds for cuts, not for whole boxes of
+  // different costs: there the view's per-box speeds are the pattern (`pattern_speeds`).
   void track_pattern(const BalanceView& view) {
-    std::vector<double> shape(view.speeds.size());
+    const std::vector<double>& speeds = view.pattern_speeds.empty() ? view.speeds : view.pattern_speeds;
+    std::vector<double> shape(speeds.size());
     double mean = 0;
-    for (double s : view.speeds) mean += s;
-    mean /= static_cast<double>(std::max<std::size_t>(1, view.speeds.size()));
-    for (std::size_t i = 0; i < shape.size(); ++i) shape[i] = mean > 0 ? view.speeds[i] / mean : 1;
+    for (double s : speeds) mean += s;
+    mean /= static_cast<double>(std::max<std::size_t>(1, speeds.size()));
+    for (std::size_t i = 0; i < shape.size(); ++i) shape[i] = mean > 0 ? speeds[i] / mean : 1;
     bool changed = shape.size() != pattern_.size();
     for (std::size_t i = 0; !changed && i < shape.size(); ++i) changed = std::abs(shape[i] - pattern_[i]) > pattern_change_;
     if (changed) {
