@@ -140,10 +140,8 @@ class AssociativeArray {
   {
     constexpr std::string_view where = "AssociativeArray::gather_sorted";
     const auto checked = detail::check_collective(dom_.comm(), where, root);
-    const auto in = detail::decode_batch<Key>(
-        dom_.gather_local(where, root, sizeof(T),
-                          [&](std::size_t slot, std::byte* out) { std::memcpy(out, &column_->values[slot], sizeof(T)); }),
-        sizeof(T));
+    const auto write = [&](std::size_t slot, std::byte* out) { std::memcpy(out, &column_->values[slot], sizeof(T)); };
+    const auto in = detail::decode_batch<Key>(dom_.gather_local(where, root, sizeof(T), write), sizeof(T));
     std::vector<std::pair<Key, T>> all(in.keys.size());
     for (std::size_t k = 0; k < all.size(); ++k) {
       all[k].first = in.keys[k];
@@ -207,8 +205,8 @@ class AssociativeArray {
   }
 
   static Error not_in_domain(std::string_view where, const Key& key) {
-    return Error(ErrorCode::out_of_range,
-                 detail::concat(where, ": a key of the batch is not in the domain", describe(key), "; nothing changed"));
+    return Error(ErrorCode::out_of_range, detail::concat(where, ": a key of the batch is not in the domain",
+                                                         describe(key), "; nothing changed"));
   }
 
   static std::string describe(const Key& key) {

@@ -151,7 +151,8 @@ class AssociativeDomain {
   {
     constexpr std::string_view where = "AssociativeDomain::gather_sorted";
     const auto checked = detail::check_collective(comm(), where, root);
-    std::vector<Key> all = detail::decode_batch<Key>(gather_local(where, root, 0, [](std::size_t, std::byte*) {}), 0).keys;
+    std::vector<Key> all =
+        detail::decode_batch<Key>(gather_local(where, root, 0, [](std::size_t, std::byte*) {}), 0).keys;
     std::sort(all.begin(), all.end());
     return all;
   }

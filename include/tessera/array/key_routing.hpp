@@ -61,11 +61,11 @@ inline constexpr std::size_t kBatchRoomBytes = std::size_t{64} << 10;
 
 /// One rank's outgoing batch: keys (and payloads) grouped by destination rank.
 struct RoutedBatch {
-  std::vector<std::byte> bytes;      ///< grouped by destination, ascending
-  std::vector<int> byte_counts;      ///< bytes per destination
-  std::vector<int> key_counts;       ///< keys per destination
-  std::vector<std::size_t> order;    ///< order[j]: the batch position of the j-th key sent
-  std::optional<Error> error;        ///< a bad owner or argument found here (agreed on before sending)
+  std::vector<std::byte> bytes;    ///< grouped by destination, ascending
+  std::vector<int> byte_counts;    ///< bytes per destination
+  std::vector<int> key_counts;     ///< keys per destination
+  std::vector<std::size_t> order;  ///< order[j]: the batch position of the j-th key sent
+  std::optional<Error> error;      ///< a bad owner or argument found here (agreed on before sending)
 };
 
 /// What a rank tells each peer before a batch moves (`exchange_batch`).
@@ -79,7 +79,8 @@ inline constexpr int kBatchFailed = 1;
 /// This rank's batch is not small, or its receive room is not allocated yet: the ranks agree.
 inline constexpr int kBatchLarge = 2;
 
-/// What a rank received, and where the answers travel. Move-only, as `RoutedBatch`.
+/// What a rank received, and where the answers to its own batch arrive. Move-only: `bytes` and
+/// `answered` may point into `own` (a moved vector keeps its buffer; a copy's would not).
 struct ArrivedBatch {
   ArrivedBatch() = default;
   ArrivedBatch(ArrivedBatch&&) noexcept = default;
@@ -111,9 +112,9 @@ void for_each_arrived(const ArrivedBatch& in, std::size_t payload_bytes, Visit&&
   } else {
     // Read a block of keys, then visit it: a string key hashed right after it was copied in makes
     // the hash's loads wait for the copy's stores (short strings are copied by overlapping stores,
-    // which the processor cannot forward), and visiting each key as it was read cost 1.7x the
-    // time of reading all keys first (string lookups, bench_assoc). Trivially copyable keys are
-    // one store each and are visited as read (blocks cost them 1.3x).
+    // which the processor cannot forward): visiting each key as it was read took 1.6-1.7x the
+    // time of reading all keys first (string updates and lookups of bench_assoc). Trivially
+    // copyable keys are one store each and are visited as read (blocks cost them 1.3-1.45x).
     constexpr std::size_t kBlock = std::clamp<std::size_t>(4096 / sizeof(Key), 1, 32);
     std::array<const std::byte*, kBlock> payload{};
     for (std::size_t first = 0; first < keys; first += kBlock) {
@@ -236,12 +237,12 @@ inline int batch_flags(const RoutedBatch& routed, std::size_t room_bytes, std::s
 /// answer per key that `answer_batch` will send back (0 if none). If some rank flagged its header
 /// (`batch_flags`), the ranks agree first, on: every rank's routing error (a bad key map or argument
 /// is then the same `Error` on every rank, before anything moves), that what arrives and the
-/// answers fit MPI's counts, and the allocation of the room and of buffers for what does not fit
-/// it; otherwise every rank knows that none of that can fail, and nothing is agreed. In checked mode the owners
-/// also check that `owner_of_arrival` names them for every key that arrived (one more agreement): a
-/// key hash or map that differs between ranks is then `Error(mismatch)` on every rank, with
-/// nothing changed. The keys arrive into the room when they fit it: read them before the domain's
-/// next batch.
+/// answers fit MPI's counts, and the allocation of the room and of a buffer for what does not fit
+/// it; otherwise every rank knows that none of that can fail, and nothing is agreed. In checked
+/// mode the owners also check that `owner_of_arrival` names them for every key that arrived (one
+/// more agreement): a key hash or map that differs between ranks is then `Error(mismatch)` on
+/// every rank, with nothing changed. The keys arrive into the room when they fit it: read them
+/// before the domain's next batch.
 template <class Key, class OwnerOfArrival>
 ArrivedBatch exchange_batch(const Communicator& comm, std::string_view where, RoutedBatch& routed,
                             std::size_t payload_bytes, OwnerOfArrival&& owner_of_arrival, std::vector<std::byte>& room,
