@@ -10,10 +10,10 @@
 // lookups' answers of both codes must be equal, element for element, and the job aborts otherwise.
 //
 // Timing: the codes alternate, each run timed with MPI_Wtime between barriers; the max over ranks
-// per repetition (bench/support/bench_timing.hpp). tessera pays, per batch, one agreement (a small
-// allreduce) on the routing errors and one inside Communicator::alltoallv (byte counts fit and the
-// receive buffer could be allocated) that the hand-written code skips; and a lookup's answers
-// exchange their counts again, which the anchor knows.
+// per repetition (bench/support/bench_timing.hpp). Both make the same collectives per small batch
+// (an insert or update two, a lookup three: tessera's first one carries each rank's flags besides
+// the counts, array/key_routing.hpp); a batch over 1/P of 64 KiB for some peer, and a domain's
+// first batch, cost tessera one agreement (a small allreduce) more.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>

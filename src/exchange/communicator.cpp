@@ -231,6 +231,30 @@ void Communicator::alltoallv_bytes(const void* items, std::span<const int> count
             "MPI_Alltoallv");
 }
 
+void Communicator::alltoall_bytes(const void* items, std::size_t item_count, std::size_t item_size, void* out) const {
+  constexpr std::string_view where = "Communicator::alltoall";
+  if (item_count != static_cast<std::size_t>(size_))
+    fail_argument(where, "items", item_count, detail::concat("entries: needs one per rank (", size_, ")"));
+  const int n = to_count(item_size, where, "bytes per rank");
+  (void)to_count(item_size * item_count, where, "bytes in all");
+  check_mpi(MPI_Alltoall(or_empty(items), n, MPI_BYTE, or_empty(out), n, MPI_BYTE, comm_), "MPI_Alltoall");
+}
+
+void Communicator::alltoallv_known_bytes(const void* items, std::size_t item_count, std::span<const int> counts,
+                                         void* out, std::size_t out_count, std::span<const int> received,
+                                         std::size_t item_size) const {
+  constexpr std::string_view where = "Communicator::alltoallv_known";
+  const auto p = static_cast<std::size_t>(size_);
+  if (counts.size() != p || received.size() != p || total_of(counts) != item_count || total_of(received) != out_count)
+    fail(ErrorCode::invalid_argument, where, ": the counts (", counts.size(), " and ", received.size(),
+         " entries) do not match the ", item_count, " items sent and the room for ", out_count);
+  const ByteLayout send = byte_layout(counts, item_size, where);
+  const ByteLayout recv = byte_layout(received, item_size, where);
+  check_mpi(MPI_Alltoallv(or_empty(items), send.counts.data(), send.displacements.data(), MPI_BYTE, or_empty(out),
+                          recv.counts.data(), recv.displacements.data(), MPI_BYTE, comm_),
+            "MPI_Alltoallv");
+}
+
 void Communicator::allreduce_in_place(void* values, std::size_t count, detail::ArithmeticType type,
                                       ReduceOp op) const {
   const MPI_Datatype datatype = datatype_of(type);

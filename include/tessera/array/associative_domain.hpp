@@ -115,7 +115,8 @@ class AssociativeDomain {
   void insert(std::span<const Key> keys) {
     constexpr std::string_view where = "AssociativeDomain::insert";
     const auto checked = detail::check_collective(comm(), where, map());
-    for (const Key& k : route(where, keys, 0, [](std::size_t, std::byte*) {}).keys) add(k);
+    const detail::ArrivedBatch in = route(where, keys, 0, [](std::size_t, std::byte*) {});
+    detail::for_each_arrived<Key>(in, 0, [&](const Key& k, const std::byte*) { add(k); });
     grow_columns();
   }
 
@@ -124,7 +125,8 @@ class AssociativeDomain {
   void remove(std::span<const Key> keys) {
     constexpr std::string_view where = "AssociativeDomain::remove";
     const auto checked = detail::check_collective(comm(), where, map());
-    for (const Key& k : route(where, keys, 0, [](std::size_t, std::byte*) {}).keys) erase(k);
+    const detail::ArrivedBatch in = route(where, keys, 0, [](std::size_t, std::byte*) {});
+    detail::for_each_arrived<Key>(in, 0, [&](const Key& k, const std::byte*) { erase(k); });
   }
 
   /// Collective (Chapel `D.contains(k)`): whether each of this rank's `keys` is in the domain, in
@@ -133,11 +135,14 @@ class AssociativeDomain {
     constexpr std::string_view where = "AssociativeDomain::contains";
     const auto checked = detail::check_collective(comm(), where, map());
     detail::RoutedBatch routed;
-    const auto in = route(where, keys, 0, [](std::size_t, std::byte*) {}, &routed);
-    std::vector<std::uint8_t> found(in.keys.size());
-    for (std::size_t k = 0; k < in.keys.size(); ++k) found[k] = local_slot(in.keys[k]) ? 1 : 0;
-    const auto back = detail::answer_batch<std::uint8_t>(comm(), found, in.key_counts, routed);
-    return std::vector<bool>(back.begin(), back.end());
+    std::vector<std::uint8_t> found;
+    std::optional<Error> no_room = detail::allocate_answers(found, where, comm().rank(), keys.size());
+    detail::ArrivedBatch in = route(where, keys, 0, [](std::size_t, std::byte*) {}, &routed, std::move(no_room), 1);
+    std::vector<std::uint8_t> answers(in.keys);
+    std::uint8_t* next = answers.data();
+    detail::for_each_arrived<Key>(in, 0, [&](const Key& k, const std::byte*) { *next++ = local_slot(k) ? 1 : 0; });
+    detail::answer_batch<std::uint8_t>(comm(), answers, in, routed, found);
+    return std::vector<bool>(found.begin(), found.end());
   }
 
   /// Collective: every key on `root`, sorted by `<` (other ranks get an empty vector).
@@ -146,7 +151,8 @@ class AssociativeDomain {
   {
     constexpr std::string_view where = "AssociativeDomain::gather_sorted";
     const auto checked = detail::check_collective(comm(), where, root);
-    std::vector<Key> all = gather_local(where, root, 0, [](std::size_t, std::byte*) {}).keys;
+    std::vector<Key> all =
+        detail::decode_batch<Key>(gather_local(where, root, 0, [](std::size_t, std::byte*) {}), 0).keys;
     std::sort(all.begin(), all.end());
     return all;
   }
@@ -162,16 +168,19 @@ class AssociativeDomain {
     for (const detail::ValueColumn* c : s.arrays) record += c->value_bytes();
     const int ranks = comm().size();
     detail::RoutedBatch routed = detail::route_batch<Key>(
-        where, s.keys, ranks, [&](std::size_t i) { return to.owner(s.keys[i], ranks); }, record,
+        comm(), where, s.keys, [&](std::size_t i) { return to.owner(s.keys[i], ranks); }, record,
         [&](std::size_t slot, std::byte* out) {
           for (const detail::ValueColumn* c : s.arrays) {
             c->write_value(slot, out);
             out += c->value_bytes();
           }
         });
-    auto in = detail::exchange_batch<Key>(comm(), where, routed, record,
-                                          [&](const Key& k) { return to.owner(k, ranks); });
+    const detail::ArrivedBatch arrived = detail::exchange_batch<Key>(
+        comm(), where, routed, record, [&](const Key& k) { return to.owner(k, ranks); }, s.room);
     std::optional<Error> failed;
+    detail::DecodedBatch<Key> in;
+    detail::capture_failure(failed, comm(), where, arrived.keys * (sizeof(Key) + record), "the keys that arrive",
+                            [&] { in = detail::decode_batch<Key>(arrived, record); });
     detail::capture_failure(failed, comm(), where, in.keys.size() * record, "the arrays' new values",
                             [&] { for (detail::ValueColumn* c : s.arrays) c->stage(in.keys.size()); });
     detail::SlotIndex<Key, detail::LocalKeyHasher<Key>> index;
@@ -201,36 +210,41 @@ class AssociativeDomain {
     detail::SlotIndex<Key, detail::LocalKeyHasher<Key>> slot_of;  // key -> slot; slot order is what iteration follows
     std::vector<Key> keys;                       // slot -> key
     std::vector<detail::ValueColumn*> arrays;    // registration order
+    std::vector<std::byte> room;                 // where small batches arrive (detail::kBatchRoomBytes)
   };
 
   /// Routes this rank's `keys` (each followed by `payload` bytes from `write`) to their owners
-  /// and returns what arrived here; `*routed` keeps the routing for the answers.
+  /// and returns what arrived here; `*routed` keeps the routing for the answers (`answer_bytes`
+  /// each, see detail::exchange_batch). `argument_error`: this rank's bad argument, thrown on every
+  /// rank before anything moves.
   template <class Write>
-  detail::ArrivedBatch<Key> route(std::string_view where, std::span<const Key> keys, std::size_t payload, Write&& write,
-                                  detail::RoutedBatch* routed = nullptr,
-                                  std::optional<Error> argument_error = std::nullopt) const {
+  detail::ArrivedBatch route(std::string_view where, std::span<const Key> keys, std::size_t payload, Write&& write,
+                             detail::RoutedBatch* routed = nullptr, std::optional<Error> argument_error = std::nullopt,
+                             std::size_t answer_bytes = 0) const {
     const int ranks = comm().size();
     const KeyMap<Key>& m = map();
     detail::RoutedBatch own;
     detail::RoutedBatch& r = routed != nullptr ? *routed : own;
     r = detail::route_batch<Key>(
-        where, keys, ranks, [&](std::size_t i) { return m.owner(keys[i], ranks); }, payload, write);
+        comm(), where, keys, [&](std::size_t i) { return m.owner(keys[i], ranks); }, payload, write);
     if (argument_error && !r.error) r.error = std::move(argument_error);
-    return detail::exchange_batch<Key>(comm(), where, r, payload, [&](const Key& k) { return m.owner(k, ranks); });
+    return detail::exchange_batch<Key>(comm(), where, r, payload, [&](const Key& k) { return m.owner(k, ranks); },
+                                       state_->room, answer_bytes);
   }
 
   /// Every local key (with `payload` bytes of slot `i` from `write(i, out)`) sent to `root`.
   template <class Write>
-  detail::ArrivedBatch<Key> gather_local(std::string_view where, int root, std::size_t payload, Write&& write) const {
+  detail::ArrivedBatch gather_local(std::string_view where, int root, std::size_t payload, Write&& write) const {
     const int ranks = comm().size();
     std::optional<Error> bad;
     if (root < 0 || root >= ranks)
       bad = Error(ErrorCode::invalid_argument, detail::concat(where, ": root ", root, " is not one of the ", ranks, " ranks"));
     comm().agree(bad);
-    detail::RoutedBatch routed =
-        detail::route_batch<Key>(where, local_keys(), ranks, [&](std::size_t) { return root; }, payload, write);
+    detail::RoutedBatch routed = detail::route_batch<Key>(
+        comm(), where, local_keys(), [&](std::size_t) { return root; }, payload, write);
     // The keys go to the root on purpose: ownership is not checked on arrival.
-    return detail::exchange_batch<Key>(comm(), where, routed, payload, [&](const Key&) { return comm().rank(); });
+    return detail::exchange_batch<Key>(comm(), where, routed, payload, [&](const Key&) { return comm().rank(); },
+                                       state_->room);
   }
 
   /// Adds `key` here if absent; returns its slot and whether it is new. Columns are grown by

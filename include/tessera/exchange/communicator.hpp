@@ -180,6 +180,35 @@ class Communicator {
     return out;
   }
 
+  /// Collective: `items[q]` goes to rank q (one item per rank); returns the item each rank sent
+  /// here, indexed by rank. One `MPI_Alltoall`. A protocol's headers travel so (array/key_routing.hpp:
+  /// counts and flags per peer, which every rank reads alike before an `alltoallv_known`).
+  /// `items.size() != size()` is `Error(invalid_argument)` on this rank (a caller's bug).
+  template <class T>
+    requires detail::Transferable<T>
+  [[nodiscard]] std::vector<T> alltoall(std::span<const T> items) const {
+    std::vector<T> out(static_cast<std::size_t>(size_));
+    alltoall_bytes(items.data(), items.size(), sizeof(T), out.data());
+    return out;
+  }
+
+  /// Collective: an all-to-all-v whose counts both sides already know (from an `alltoall` of
+  /// headers, or because they answer an earlier exchange one item per question), into `out`,
+  /// allocated beforehand: no counts are exchanged and nothing is agreed on, one `MPI_Alltoallv`.
+  /// `received_counts[r]`: the items rank r sends here. The caller's protocol must have made sure,
+  /// on every rank alike and before the call, that every rank's counts match its peers', that
+  /// `out` holds what arrives and that the bytes each way and in all fit MPI's int counts (by an
+  /// agreement, or by a rule every rank evaluates on the same data): a check that fails here
+  /// (`Error(invalid_argument)` for counts that do not add up to `items` or `out`, `Error(overflow)`
+  /// for bytes) throws on this rank only and leaves the others waiting, so it is a broken protocol,
+  /// never a user's error. The agreed `alltoallv` above is the one for everything else.
+  template <class T>
+    requires detail::Transferable<T>
+  void alltoallv_known(std::span<const T> items, std::span<const int> counts, std::span<T> out,
+                       std::span<const int> received_counts) const {
+    alltoallv_known_bytes(items.data(), items.size(), counts, out.data(), out.size(), received_counts, sizeof(T));
+  }
+
   /// Collective: `value` reduced over the ranks by `op`, the same on every rank. A floating-point
   /// sum is added in MPI's order; `sum(double)` adds in rank order when the bits must not depend on it.
   template <class T>
@@ -233,6 +262,9 @@ class Communicator {
   // byte-count check, then thrown).
   void alltoallv_bytes(const void* items, std::span<const int> counts, void* out, std::span<const int> received,
                        std::size_t item_size, std::optional<Error> failed) const;
+  void alltoall_bytes(const void* items, std::size_t item_count, std::size_t item_size, void* out) const;
+  void alltoallv_known_bytes(const void* items, std::size_t item_count, std::span<const int> counts, void* out,
+                             std::size_t out_count, std::span<const int> received, std::size_t item_size) const;
   [[nodiscard]] Error receive_buffer_failed(std::string_view where, std::size_t bytes) const;
   // `out` resized to `items`; an allocation failure is returned (for the ranks to agree on), not thrown.
   template <class T>

@@ -157,6 +157,21 @@ void expect_alltoallv(const Communicator& comm, int (*count)(int, int)) {
   EXPECT_EQ(comm.alltoallv<Tagged>(items, counts, &received), expected);
   EXPECT_EQ(received, expected_counts);
   EXPECT_EQ(comm.alltoallv<Tagged>(items, counts), expected) << "without the received counts";
+  // The same exchange with counts both sides know: no counts travel, `out` allocated beforehand.
+  std::vector<Tagged> out(expected.size());
+  comm.alltoallv_known<Tagged>(items, counts, out, expected_counts);
+  EXPECT_EQ(out, expected) << "alltoallv_known";
+}
+
+TEST(Communicator, AlltoallDeliversOneItemFromEachRank) {
+  Communicator comm(MPI_COMM_WORLD);
+  std::vector<Tagged> mine;
+  for (int q = 0; q < comm.size(); ++q) mine.push_back(Tagged{comm.rank(), q, 0.5 * q});
+  std::vector<Tagged> expected;
+  for (int r = 0; r < comm.size(); ++r) expected.push_back(Tagged{r, comm.rank(), 0.5 * comm.rank()});
+  EXPECT_EQ(comm.alltoall<Tagged>(mine), expected);
+  mine.pop_back();  // one item short: a caller's bug, reported on this rank before any message
+  EXPECT_THROW((void)comm.alltoall<Tagged>(mine), Error);
 }
 
 TEST(Communicator, AlltoallvDeliversItemsGroupedBySource) {
