@@ -681,6 +681,8 @@ typedef struct tessera_box_balancer_options {
   int interval;                  /**< iterations between remap points (default 5) */
   tessera_box_assignment target; /**< where steps move toward: TESSERA_ASSIGN_KNAPSACK (default) or _MORTON */
   int relabel;                   /**< non-zero (default): the target relabeled for locality first */
+  uint64_t max_bytes_per_step;   /**< byte budget of a remap point: the boxes of best gain per byte
+                                      that fit move, whatever delta the policy decides; 0 (default): none */
 } tessera_box_balancer_options;
 tessera_status tessera_box_balancer_options_defaults(tessera_box_balancer_options* options);
 /** A balancer for every array over `domain`, whose distribution must be a box set

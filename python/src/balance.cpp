@@ -1,5 +1,6 @@
 // The balancer: Balancer<N> for N = 1..3 over a domain, with a policy by name (make_policy), its
 // SectionTimer usable as a context manager (`with bal.timer(): sweep()`), and BalanceStep.
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -84,15 +85,18 @@ void bind_box_balancer(py::module_& m) {
                                     "Times each box, decides and moves whole boxes of a box-set domain at remap "
                                     "points (C++ tessera::BoxBalancer<N>).")
       .def(py::init([](std::shared_ptr<PyDomain<N>> dom, const std::string& policy, int interval,
-                       const std::string& target, bool relabel) {
+                       const std::string& target, bool relabel, std::uint64_t max_bytes_per_step) {
              tessera::BoxBalancerOptions o;
              o.interval = interval;
              o.target = box_target_of(target);
              o.relabel = relabel;
+             o.max_bytes_per_step = max_bytes_per_step;
              return std::make_shared<B>(std::move(dom), policy, o);
            }),
            py::arg("domain"), py::arg("policy") = "horizon", py::arg("interval") = 5, py::arg("target") = "knapsack",
-           py::arg("relabel") = true)
+           py::arg("relabel") = true, py::arg("max_bytes_per_step") = 0,
+           "max_bytes_per_step: a byte budget per remap point (0: none); the boxes of best gain per byte that fit "
+           "move, whatever delta the policy decides.")
       .def("timer", [](B& b, std::size_t patch) -> tessera::SectionTimer& { return b.balancer.timer(patch); },
            py::arg("patch"), py::return_value_policy::reference_internal,
            "The timer of this rank's patch `patch`: `with bal.timer(p): work(u.local_patch(p))`.")

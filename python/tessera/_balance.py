@@ -16,15 +16,18 @@ class Balancer(abc.ABC):
 
 
 class BoxBalancer(abc.ABC):
-    """`BoxBalancer(domain, policy="horizon", interval=5, target="knapsack", relabel=True)`: the
+    """`BoxBalancer(domain, policy="horizon", interval=5, target="knapsack", relabel=True,
+    max_bytes_per_step=0)`: the
     Balancer of a box-set domain (`tessera.box_set`). Time each box with `timer(p)` (`with
     bal.timer(p): work()`, patch p stores box `box_of_patch(p)`); at every `interval`-th `step()` the
     box times are summed, a knapsack or morton target is made from them (relabeled for locality),
     the policy decides Δ and the boxes with the best gain per cell move, every array of the domain
-    with them. Returns a BoxBalancer1D/2D/3D."""
+    with them; `max_bytes_per_step` (0: none) caps the bytes one remap point moves. Returns a
+    BoxBalancer1D/2D/3D."""
 
-    def __new__(cls, domain, policy="horizon", interval=5, target="knapsack", relabel=True):
-        return getattr(_tessera, f"BoxBalancer{domain.ndim}D")(domain, policy, interval, target, relabel)
+    def __new__(cls, domain, policy="horizon", interval=5, target="knapsack", relabel=True, max_bytes_per_step=0):
+        return getattr(_tessera, f"BoxBalancer{domain.ndim}D")(domain, policy, interval, target, relabel,
+                                                               max_bytes_per_step)
 
 
 for _n in (1, 2, 3):

@@ -120,6 +120,25 @@ def test_box_balancer_moves_boxes_off_a_slow_rank_and_keeps_values(comm):
         tessera.BoxBalancer(tessera.Domain(tessera.Distribution((8, 8), [tessera.block(), tessera.block()])))
 
 
+def test_box_balancer_with_a_byte_budget_moves_only_what_fits(comm):
+    size = comm.Get_size()
+    boxes = [((4 * i, 4 * j), (4 * i + 4, 4 * j + 4)) for i in range(4) for j in range(4)]
+    dom = tessera.Domain(tessera.box_set(boxes, [0] * len(boxes), domain=(16, 16)))
+    u = tessera.DistArray(dom, np.float64)
+    i, j = np.meshgrid(np.arange(16), np.arange(16), indexing="ij")
+    ref = (100 * i + j).astype(np.float64)
+    u.scatter(ref if comm.Get_rank() == 0 else None)
+    budget = 2 * 16 * 8  # two 4x4 boxes of float64
+    bal = tessera.BoxBalancer(dom, "full", interval=1, max_bytes_per_step=budget)
+    step = bal.step()
+    assert step.remap_point and step.bytes <= budget
+    # Rank 0 holds all 16 boxes and the target spreads them: two of them fit and move.
+    assert step.blocks == (2 if size > 1 else 0)
+    np.testing.assert_array_equal(u.gather_all(), ref)
+    with pytest.raises(TypeError):
+        tessera.BoxBalancer(dom, "full", max_bytes_per_step=-1)
+
+
 def test_a_box_set_checkpoint_carries_its_box_table(comm, shared_tmp):
     path = f"{shared_tmp}/boxes.h5"
     owners = [r % comm.Get_size() for r in range(len(BOXES))]

@@ -34,6 +34,7 @@ BoxBalancerOptions to_options(const tessera_box_balancer_options* o) {
              " is not a tessera_box_assignment");
   }
   out.relabel = o->relabel != 0;
+  out.max_bytes_per_step = o->max_bytes_per_step;
   return out;
 }
 
@@ -51,7 +52,8 @@ tessera_status tessera_box_balancer_options_defaults(tessera_box_balancer_option
   return guarded("tessera_box_balancer_options_defaults", [&] {
     require_pointer("options", options);
     const BoxBalancerOptions d;
-    *options = tessera_box_balancer_options{d.interval, TESSERA_ASSIGN_KNAPSACK, d.relabel ? 1 : 0};
+    *options = tessera_box_balancer_options{d.interval, TESSERA_ASSIGN_KNAPSACK, d.relabel ? 1 : 0,
+                                            d.max_bytes_per_step};
   });
 }
 

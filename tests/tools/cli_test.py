@@ -16,6 +16,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXPECTED = os.path.join(HERE, "expected")
+DOC_PICTURES = os.path.join(HERE, "..", "..", "docs", "pictures")
 TESSERA = os.environ.get("TESSERA", "tessera")
 WORK_DIR = os.environ.get("WORK_DIR", os.path.join(os.getcwd(), "cli-test"))
 
@@ -129,6 +130,38 @@ class Show(ToolTestCase):
         self.assertIn("hole: no rank owns it", svg)
         for rank in range(3):
             self.assertIn(f">{rank}: 16</text>", svg)  # each rank's swatch and cells
+
+    # The pictures docs/box-sets.md shows, made by `tessera show` with these arguments: each must be
+    # what the tool draws now (UPDATE_EXPECTED=1 redraws them).
+    DOC_PICTURES = {
+        "box-set-morton.svg": ["domain=40x60", "boxes=0:40x0:20,0:15x20:60,25:40x35:60", "assign=morton(chop=10x10)",
+                               "--ranks", "5"],
+        "box-set-ghosts.svg": ["domain=16x24", "boxes=0:8x0:8@0,0:8x8:24@1,8:16x0:12@2,10:14x16:22@1", "ghosts=2",
+                               "--rank", "1"],
+    }
+
+    def test_the_docs_pictures_are_what_the_tool_draws(self):
+        for name, args in self.DOC_PICTURES.items():
+            with self.subTest(name):
+                path = work_path(name)
+                self.ok("show", *args, "--svg", path)
+                with open(path) as f:
+                    svg = f.read()
+                committed = os.path.join(DOC_PICTURES, name)
+                if os.environ.get("UPDATE_EXPECTED"):
+                    shutil.copyfile(path, committed)
+                with open(committed) as f:
+                    self.assertEqual(svg, f.read(), f"{committed} is not what `tessera show {' '.join(args)}` draws")
+
+    def test_svg_of_a_box_set_outlines_and_labels_every_box(self):
+        path = work_path("show-box-outlines.svg")
+        self.ok("show", "domain=8x10", "boxes=0:4x0:4@0,0:4x4:10@1,4:8x0:6@2,5:7x7:9@1", "--svg", path)
+        with open(path) as f:
+            svg = f.read()
+        for box, rank in enumerate([0, 1, 2, 1]):
+            self.assertIn(f">#{box}</text>", svg)
+            self.assertIn(f">rank {rank}</text>", svg)
+        self.assertIn("4 boxes, outlined: #index", svg)
 
     def test_downsampling_says_which_rule_colours_a_cell(self):
         self.assertIn("each cell shows the rank owning most of its indices",

@@ -3,8 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <sstream>
+#include <string>
 
 #include "picture/picture_of.hpp"
+#include "picture/show_svg.hpp"
+#include "picture/show_text.hpp"
 #include "tessera/spec/spec.hpp"
 
 namespace {
@@ -175,6 +179,54 @@ TEST(ToolPicture, GhostMarksOfABoxSetRank) {
   EXPECT_EQ(pic.mark_at(5, 4), CellMark::ghost_filled);      // (4, 3): the corner, from rank 2
   EXPECT_EQ(pic.mark_at(5, 5), CellMark::ghost_unfilled);    // (4, 4): over the hole
   EXPECT_EQ(pic.mark_at(6, 5), CellMark::other);             // (5, 4): in the hole, beyond the ghosts
+}
+
+// Every box of a box set is listed for its outline and label: its index in the set, its owner and
+// its extent, checked against the set; a 3-D slice lists just the boxes it cuts; both renderings
+// name each box.
+TEST(ToolPicture, BoxSetBoxesAreListedWithTheirIndexOwnerAndExtent) {
+  const std::string text = "domain=30x40 boxes=0:30x0:9,0:11x9:40,17:30x23:40,20:25x12:17 assign=morton(chop=7x7)";
+  const auto dist = tessera::to_distribution<2>(tessera::parse_spec(text), 5);
+  const tessera::BoxSet<2>& set = *dist.box_set();
+  const OwnerPicture pic = picture<2>(text, 5, PictureOptions{});
+  ASSERT_EQ(pic.box_count, set.size());
+  ASSERT_EQ(pic.boxes.size(), set.size());
+  EXPECT_FALSE(pic.boxes_cut_short());
+  const std::string svg = tessera_tool::render_svg(pic), words = tessera_tool::render_text(pic);
+  for (std::size_t k = 0; k < pic.boxes.size(); ++k) {
+    const auto& b = pic.boxes[k];
+    EXPECT_EQ(b.index, k);
+    EXPECT_EQ(b.rect.rank, set.owner(k));
+    EXPECT_EQ(b.rect.row_lo, set.box(k).lo[0]);
+    EXPECT_EQ(b.rect.row_hi, set.box(k).hi[0]);
+    EXPECT_EQ(b.rect.col_lo, set.box(k).lo[1]);
+    EXPECT_EQ(b.rect.col_hi, set.box(k).hi[1]);
+    std::ostringstream extent;
+    extent << set.box(k);
+    EXPECT_EQ(b.text, extent.str());
+    if (k < tessera_tool::max_listed_boxes) {
+      char row[48];
+      std::snprintf(row, sizeof row, "%5zu %4d ", k, set.owner(k));
+      EXPECT_NE(words.find(row + extent.str() + "\n"), std::string::npos) << "box " << k << " not in\n" << words;
+    }
+  }
+  EXPECT_NE(svg.find(">#0<"), std::string::npos);
+  EXPECT_NE(svg.find(">rank " + std::to_string(set.owner(0)) + "<"), std::string::npos);
+  EXPECT_NE(svg.find(std::to_string(set.size()) + " boxes, outlined"), std::string::npos);
+  // An ordinary distribution lists no boxes.
+  EXPECT_EQ(picture<2>("domain=30x40 grid=2x2", 4, PictureOptions{}).box_count, 0u);
+
+  // 3-D: the slice at index 3 of dimension 0 cuts boxes 0 and 2 only.
+  PictureOptions opt;
+  opt.slice = {{0, 3}};
+  const OwnerPicture cut = picture<3>("domain=8x8x8 boxes=0:4x0:8x0:4@0,4:8x0:8x0:8@1,2:4x0:8x4:8@2", 3, opt);
+  ASSERT_EQ(cut.box_count, 2u);
+  EXPECT_EQ(cut.boxes[0].index, 0u);
+  EXPECT_EQ(cut.boxes[1].index, 2u);
+  EXPECT_EQ(cut.boxes[1].rect.rank, 2);
+  EXPECT_EQ(cut.boxes[1].rect.col_lo, 4);  // columns: dimension 2
+  EXPECT_EQ(cut.boxes[1].rect.row_hi, 8);  // rows: dimension 1
+  EXPECT_NE(tessera_tool::render_text(cut).find("2 boxes meet the slice"), std::string::npos);
 }
 
 TEST(ToolPicture, RanksThatDoNotExistAreRefused) {

@@ -48,6 +48,9 @@ struct BoxMove {
   int to = 0;
 };
 
+/// `incremental_box_step`'s `max_cells` when the step has no byte budget.
+inline constexpr std::uint64_t no_cell_budget = UINT64_MAX;
+
 /// What `incremental_box_step` chose.
 struct IncrementalBoxStep {
   std::vector<int> owners;     ///< the assignment after the step (one owner per box)
@@ -84,12 +87,18 @@ inline std::vector<double> rank_loads(std::span<const int> owners, std::span<con
 /// many boxes costs O(moves x candidates per rank x log)). `delta` = 1 returns `target` itself
 /// (every differing box moves, in box order); 0 returns `current`. Weights: one per box, finite and
 /// >= 0 (empty: cell counts), the same ones `target` was made for.
+/// `max_cells` is a budget on what the step moves (bytes = cells x bytes per element): a move that
+/// would take the step's cells past it is passed over and the next best considered, so the step
+/// is the best gain per cell that fits (D3-ARC's Δ as a byte budget; with both, whichever binds
+/// first stops the step). With a budget, Δ = 1 removes as much excess as fits and moves no box
+/// that removes none. The default, `no_cell_budget`, is no budget.
 /// Throws `Error(invalid_argument)` for a delta outside [0, 1], owners of the wrong count or out of
 /// range, bad weights or `comm_size` < 1.
 template <std::size_t N>
 [[nodiscard]] IncrementalBoxStep incremental_box_step(std::span<const Box<N>> boxes, std::span<const int> current,
                                                       std::span<const int> target, int comm_size, double delta,
-                                                      std::span<const double> weights = {}) {
+                                                      std::span<const double> weights = {},
+                                                      std::uint64_t max_cells = no_cell_budget) {
   constexpr const char* where = "incremental_box_step";
   detail::check_rank_count(where, comm_size);
   if (!(delta >= 0 && delta <= 1)) fail_argument(where, "delta", delta, "must be in [0, 1]");
@@ -112,7 +121,7 @@ template <std::size_t N>
     load[static_cast<std::size_t>(to)] += w[i];
     step.owners[i] = to;
   };
-  if (delta >= 1) {
+  if (delta >= 1 && max_cells == no_cell_budget) {
     for (std::size_t i = 0; i < boxes.size(); ++i)
       if (current[i] != target[i]) move(i);
     step.excess_after = detail::excess_load(load, mean);
@@ -152,6 +161,8 @@ template <std::size_t N>
     if (v != version[i] || step.owners[i] == target[i]) continue;  // stale, or moved already
     const double g = gain(i);
     if (g <= tiny) break;  // the best move removes nothing: neither does any other
+    const auto cells = static_cast<std::uint64_t>(volume(boxes[i]));
+    if (cells > max_cells - step.cells) continue;  // past the budget: a smaller box may still fit
     const int from = step.owners[i], to = target[i];
     move(i);
     removed += g;
@@ -167,8 +178,10 @@ template <std::size_t N>
 template <std::size_t N>
 [[nodiscard]] IncrementalBoxStep incremental_box_step(const std::vector<Box<N>>& boxes, const std::vector<int>& current,
                                                       const std::vector<int>& target, int comm_size, double delta,
-                                                      const std::vector<double>& weights = {}) {
-  return incremental_box_step<N>(std::span<const Box<N>>(boxes), current, target, comm_size, delta, weights);
+                                                      const std::vector<double>& weights = {},
+                                                      std::uint64_t max_cells = no_cell_budget) {
+  return incremental_box_step<N>(std::span<const Box<N>>(boxes), current, target, comm_size, delta, weights,
+                                 max_cells);
 }
 
 /// A step of `delta` in the balance layer's terms, for a `BalanceView::preview`: boxes moved (as
@@ -178,8 +191,9 @@ template <std::size_t N>
 [[nodiscard]] StepPreview box_step_preview(std::span<const Box<N>> boxes, std::span<const int> current,
                                            std::span<const int> target, int comm_size,
                                            std::span<const double> box_seconds, std::size_t element_bytes,
-                                           double delta) {
-  const IncrementalBoxStep step = incremental_box_step<N>(boxes, current, target, comm_size, delta, box_seconds);
+                                           double delta, std::uint64_t max_cells = no_cell_budget) {
+  const IncrementalBoxStep step =
+      incremental_box_step<N>(boxes, current, target, comm_size, delta, box_seconds, max_cells);
   const auto w = detail::box_weights<N>("box_step_preview", boxes, box_seconds);  // empty: cell counts, as the step
   const auto before = detail::rank_loads(current, w, comm_size);
   const auto after = detail::rank_loads(step.owners, w, comm_size);

@@ -59,6 +59,10 @@ struct BoxBalancerOptions {
   /// policies' assignments treat ranks as interchangeable, so without it most boxes may change owner
   /// for nothing.
   bool relabel = true;
+  /// A byte budget per remap point (0: none): a step moves the boxes of best gain per byte that fit
+  /// in it, whatever Δ the policy decides (`incremental_box_step`'s `max_cells`, the bytes of every
+  /// array over the domain per cell). Bounds the pause a remap point can cost.
+  std::uint64_t max_bytes_per_step = 0;
 };
 
 /// Runs a `BalancePolicy` at remap points for every array of a box-set domain (see the file comment).
@@ -153,13 +157,15 @@ class BoxBalancer {
     view.imbalance = mean > 0 ? view.iteration_seconds / mean - 1 : 0;
     view.history = &history_;
     const std::size_t element_bytes = domain_.bytes_per_element();
+    const std::uint64_t max_cells = cell_budget(element_bytes);
     view.preview = [&](double delta) {
-      return box_step_preview<N>(boxes, owners, target, ranks, weights, element_bytes, delta);
+      return box_step_preview<N>(boxes, owners, target, ranks, weights, element_bytes, delta, max_cells);
     };
     out.imbalance = view.imbalance;
     out.delta = std::clamp(policy_->decide(view), 0.0, 1.0);
     if (out.delta > 0) {
-      const IncrementalBoxStep step = incremental_box_step<N>(boxes, owners, target, ranks, out.delta, weights);
+      const IncrementalBoxStep step =
+          incremental_box_step<N>(boxes, owners, target, ranks, out.delta, weights, max_cells);
       if (!step.moves.empty()) {
         const double before = Communicator::wtime();
         domain_.redistribute(Distribution<N>::from_box_set(BoxSet<N>(current.domain(), current.boxes(), step.owners, ranks)));
@@ -190,6 +196,12 @@ class BoxBalancer {
   [[nodiscard]] int iteration() const noexcept { return iteration_; }
 
  private:
+  // The byte budget in cells of the domain's arrays; no budget without one, or without arrays.
+  [[nodiscard]] std::uint64_t cell_budget(std::size_t element_bytes) const noexcept {
+    if (options_.max_bytes_per_step == 0 || element_bytes == 0) return no_cell_budget;
+    return options_.max_bytes_per_step / element_bytes;
+  }
+
   void check_patch(const char* where, std::size_t patch) const {
     if (patch >= timers_.size())
       fail(ErrorCode::out_of_range, where, ": patch ", patch, " is not one of the ", timers_.size(),

@@ -94,10 +94,11 @@ requires(N >= 1) class LevelHierarchy {
   }
   /// Number of levels.
   [[nodiscard]] std::size_t levels() const noexcept { return levels_.size(); }
-  /// Level l's box set (l < levels()).
-  [[nodiscard]] const BoxSet<N>& level(std::size_t l) const { return levels_.at(l); }
-  /// The ratio between level l - 1 and level l (1 for level 0).
-  [[nodiscard]] const Point<N>& ratio(std::size_t l) const { return ratios_.at(l); }
+  /// Level l's box set. Throws `Error(invalid_argument)` unless l < levels().
+  [[nodiscard]] const BoxSet<N>& level(std::size_t l) const { return levels_[checked_level("LevelHierarchy::level", l)]; }
+  /// The ratio between level l - 1 and level l (1 for level 0). Throws `Error(invalid_argument)`
+  /// unless l < levels().
+  [[nodiscard]] const Point<N>& ratio(std::size_t l) const { return ratios_[checked_level("LevelHierarchy::ratio", l)]; }
   /// The nesting width, in cells of the coarser level.
   [[nodiscard]] index_t nesting_width() const noexcept { return width_; }
   /// This hierarchy with level `l` (1 <= l <= levels()) replaced or added as `set`, refined by
@@ -139,6 +140,11 @@ requires(N >= 1) class LevelHierarchy {
   }
 
  private:
+  // A level number a caller gave, checked against levels() (a tessera::Error, not std::out_of_range).
+  [[nodiscard]] std::size_t checked_level(const char* where, std::size_t l) const {
+    if (l >= levels()) fail_argument(where, "l", l, detail::concat("must be < levels() = ", levels()));
+    return l;
+  }
   std::vector<BoxSet<N>> levels_;
   std::vector<Point<N>> ratios_;
   index_t width_ = 1;

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <random>
 #include <string>
@@ -55,7 +56,9 @@ std::vector<int> shadow_step(const BoxSet<2>& set, int ranks, const BoxBalancerO
   if (options.relabel)
     target = relabel_for_locality(Distribution<2>::from_box_set(set), BoxSet<2>(set.domain(), set.boxes(), target, ranks))
                  .owners();
-  return incremental_box_step<2>(set.boxes(), set.owners(), target, ranks, delta, w).owners;
+  // The byte budget in cells: the two double arrays of the test move 16 bytes per cell.
+  const std::uint64_t max_cells = options.max_bytes_per_step ? options.max_bytes_per_step / 16 : no_cell_budget;
+  return incremental_box_step<2>(set.boxes(), set.owners(), target, ranks, delta, w, max_cells).owners;
 }
 
 TEST(BoxBalancer, MovesWhatASerialShadowPicksAndKeepsEveryValue) {
@@ -74,6 +77,8 @@ TEST(BoxBalancer, MovesWhatASerialShadowPicksAndKeepsEveryValue) {
     options.interval = 1 + k % 3;
     options.target = k % 2 == 0 ? BoxTarget::knapsack : BoxTarget::morton;
     options.relabel = k % 4 < 2;
+    // Cases 5-7 also cap each step at a byte budget: a few boxes' worth.
+    if (k >= 5) options.max_bytes_per_step = 16 * static_cast<std::uint64_t>(volume(box)) / (2 + k % 3);
     const double delta = k % 3 == 0 ? 1.0 : 0.4;
     BoxBalancer<2> balancer(dom, std::make_shared<StaticDelta>(delta, 0.0), options);
     BoxSet<2> shadow = start;
@@ -86,6 +91,7 @@ TEST(BoxBalancer, MovesWhatASerialShadowPicksAndKeepsEveryValue) {
         const auto owners = shadow_step(shadow, comm.size(), options, delta);
         if (owners != shadow.owners()) ++migrations;
         EXPECT_EQ(step.blocks > 0, owners != shadow.owners());
+        if (options.max_bytes_per_step > 0) EXPECT_LE(step.bytes, options.max_bytes_per_step);
         shadow = BoxSet<2>(shadow.domain(), shadow.boxes(), owners, comm.size());
       }
       ASSERT_EQ(balancer.set().owners(), shadow.owners()) << "iteration " << it;

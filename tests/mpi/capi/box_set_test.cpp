@@ -39,6 +39,14 @@ void set_owned_values(tessera_array a, const int* owners, int rank) {
   }
 }
 
+/// Gathers `a` everywhere: every held cell has value_at, every hole cell 0.
+void expect_every_value_kept(tessera_array a) {
+  std::vector<double> image(64, -5.0);
+  ASSERT_OK(tessera_array_gather_to_all(a, TESSERA_DOUBLE, image.data(), 64));
+  for (int64_t i = 0; i < 8; ++i)
+    for (int64_t j = 0; j < 8; ++j) EXPECT_EQ(image[static_cast<std::size_t>(8 * i + j)], in_hole(i, j) ? 0.0 : value_at(i, j));
+}
+
 /// `*out`: a double array over `dom` with one ghost layer on every side, its owned cells set by
 /// set_owned_values.
 void make_array_with_ghosts(tessera_domain dom, const int* owners, int rank, tessera_array* out) {
@@ -76,6 +84,25 @@ class CApiBoxSet : public CApiTest {
     ASSERT_OK(tessera_dist_from_boxes(2, size, &kDomain, kBoxes, kCount, owners, d));
     *dom = domain_of(*d);
     make_array_with_ghosts(*dom, owners, rank, a);
+  }
+  /// Every box of the L-shape on rank 0, its distribution and domain, a double array without
+  /// ghosts over them (rank 0's cells set by set_owned_values), and a static policy (Δ = 1 above
+  /// 5 % imbalance) with default box balancer options but a remap point every step: a balancer's
+  /// first step has every box's move to choose from.
+  void make_all_on_rank_zero(tessera_dist* d, tessera_domain* dom, tessera_array* a, tessera_policy* policy,
+                             tessera_box_balancer_options* options) {
+    const int owners[kCount] = {0, 0, 0, 0};
+    ASSERT_OK(tessera_dist_from_boxes(2, size, &kDomain, kBoxes, kCount, owners, d));
+    *dom = domain_of(*d);
+    ASSERT_OK(tessera_array_create(*dom, TESSERA_DOUBLE, nullptr, a));
+    set_owned_values(*a, owners, rank);
+    ASSERT_OK(tessera_policy_defaults(TESSERA_POLICY_STATIC, policy));
+    ASSERT_OK(tessera_box_balancer_options_defaults(options));
+    EXPECT_EQ(options->interval, 5);
+    EXPECT_EQ(options->target, TESSERA_ASSIGN_KNAPSACK);
+    EXPECT_NE(options->relabel, 0);
+    EXPECT_EQ(options->max_bytes_per_step, 0U);
+    options->interval = 1;
   }
 };
 
@@ -366,31 +393,44 @@ TEST_F(CApiBoxSet, BadInputIsAnErrorAndMakesNothing) {
   ASSERT_OK(tessera_dist_free(&block));
 }
 
+// A byte budget of one 4x2 box of doubles (64 bytes): of the boxes the policy's Δ = 1 would move,
+// only a 4x2 one fits, and it moves with its values.
+TEST_F(CApiBoxSet, BoxBalancerWithAByteBudgetMovesWhatFits) {
+  tessera_dist d = nullptr;
+  tessera_domain dom = nullptr;
+  tessera_array a = nullptr;
+  tessera_policy policy;
+  tessera_box_balancer_options options;
+  make_all_on_rank_zero(&d, &dom, &a, &policy, &options);
+  options.max_bytes_per_step = 64;
+  tessera_box_balancer bal = nullptr;
+  ASSERT_OK(tessera_box_balancer_create(dom, &policy, &options, &bal));
+  tessera_balance_step step;
+  ASSERT_OK(tessera_box_balancer_step(bal, &step));
+  EXPECT_LE(step.bytes, 64U);
+  EXPECT_LE(step.blocks, 1);
+  // On 2 ranks (a 4x4 and a 4x2 box to go) and on 4 or more (one box per rank, a 4x2 one among
+  // those leaving rank 0), a 4x2 box fits and moves.
+  if (size == 2 || size >= 4) {
+    EXPECT_EQ(step.blocks, 1);
+    EXPECT_EQ(step.bytes, 64U);
+  }
+  expect_every_value_kept(a);
+  ASSERT_OK(tessera_box_balancer_free(&bal));
+  ASSERT_OK(tessera_array_free(&a));
+  ASSERT_OK(tessera_domain_free(&dom));
+  ASSERT_OK(tessera_dist_free(&d));
+}
+
 TEST_F(CApiBoxSet, BoxBalancerMovesBoxesOffTheLoadedRankAndKeepsValues) {
   // Every box on rank 0 at first; each box's timer gets its cells x 1 ms: one step of Δ = 1 toward
   // the knapsack of those times spreads the boxes, every value moving with its box.
-  const int owners[kCount] = {0, 0, 0, 0};
   tessera_dist d = nullptr;
-  ASSERT_OK(tessera_dist_from_boxes(2, size, &kDomain, kBoxes, kCount, owners, &d));
-  tessera_domain dom = domain_of(d);
+  tessera_domain dom = nullptr;
   tessera_array a = nullptr;
-  ASSERT_OK(tessera_array_create(dom, TESSERA_DOUBLE, nullptr, &a));
-  if (rank == 0)
-    for (std::size_t b = 0; b < kCount; ++b)
-      for (int64_t i = kBoxes[b].lo[0]; i < kBoxes[b].hi[0]; ++i)
-        for (int64_t j = kBoxes[b].lo[1]; j < kBoxes[b].hi[1]; ++j) {
-          const int64_t p[2] = {i, j};
-          const double v = value_at(i, j);
-          ASSERT_OK(tessera_array_set(a, p, TESSERA_DOUBLE, &v));
-        }
   tessera_policy policy;
-  ASSERT_OK(tessera_policy_defaults(TESSERA_POLICY_STATIC, &policy));  // Δ = 1 above 5 % imbalance
   tessera_box_balancer_options options;
-  ASSERT_OK(tessera_box_balancer_options_defaults(&options));
-  EXPECT_EQ(options.interval, 5);
-  EXPECT_EQ(options.target, TESSERA_ASSIGN_KNAPSACK);
-  EXPECT_NE(options.relabel, 0);
-  options.interval = 1;
+  make_all_on_rank_zero(&d, &dom, &a, &policy, &options);
   tessera_box_balancer bal = nullptr;
   ASSERT_OK(tessera_box_balancer_create(dom, &policy, &options, &bal));
   size_t patches = 0;
@@ -421,10 +461,7 @@ TEST_F(CApiBoxSet, BoxBalancerMovesBoxesOffTheLoadedRankAndKeepsValues) {
   if (size > 1) {
     EXPECT_GT(__builtin_popcount(static_cast<unsigned>(spread)), 1);
   }
-  std::vector<double> image(64, -5.0);
-  ASSERT_OK(tessera_array_gather_to_all(a, TESSERA_DOUBLE, image.data(), 64));
-  for (int64_t i = 0; i < 8; ++i)
-    for (int64_t j = 0; j < 8; ++j) EXPECT_EQ(image[static_cast<std::size_t>(8 * i + j)], in_hole(i, j) ? 0.0 : value_at(i, j));
+  expect_every_value_kept(a);
   // A running timer at a remap point: refused on every rank, nothing moved.
   ASSERT_OK(tessera_array_patch_count(a, &patches));
   if (patches > 0) {

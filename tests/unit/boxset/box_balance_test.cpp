@@ -57,7 +57,7 @@ Case<N> random_case(std::mt19937_64& rng) {
 /// is computed afresh and the best (lowest index on ties) moves, until Δ of the excess is removed
 /// or the best gain is negligible.
 template <std::size_t N>
-std::vector<std::size_t> plain_greedy(const Case<N>& c, double delta) {
+std::vector<std::size_t> plain_greedy(const Case<N>& c, double delta, std::uint64_t max_cells = no_cell_budget) {
   std::vector<int> owners = c.current;
   std::vector<double> load(static_cast<std::size_t>(c.ranks), 0.0);
   double total = 0;
@@ -66,18 +66,19 @@ std::vector<std::size_t> plain_greedy(const Case<N>& c, double delta) {
   double excess = 0;
   for (const double l : load) excess += std::max(0.0, l - mean);
   std::vector<std::size_t> moved;
-  if (delta >= 1) {
+  if (delta >= 1 && max_cells == no_cell_budget) {
     for (std::size_t i = 0; i < c.boxes.size(); ++i)
       if (c.current[i] != c.target[i]) moved.push_back(i);
     return moved;
   }
+  std::uint64_t cells = 0;  // a budget leaves out the boxes that no longer fit in it
   const auto over = [&](double l) { return std::max(0.0, l - mean); };
   double removed = 0;
   while (removed < delta * excess) {
     double best_key = -std::numeric_limits<double>::infinity(), best_gain = 0;
     std::size_t best = c.boxes.size();
     for (std::size_t i = 0; i < c.boxes.size(); ++i) {
-      if (owners[i] == c.target[i]) continue;
+      if (owners[i] == c.target[i] || static_cast<std::uint64_t>(volume(c.boxes[i])) > max_cells - cells) continue;
       const auto f = static_cast<std::size_t>(owners[i]), t = static_cast<std::size_t>(c.target[i]);
       const double g = over(load[f]) + over(load[t]) - over(load[f] - c.weights[i]) - over(load[t] + c.weights[i]);
       const double key = g / static_cast<double>(volume(c.boxes[i]));
@@ -87,6 +88,7 @@ std::vector<std::size_t> plain_greedy(const Case<N>& c, double delta) {
     load[static_cast<std::size_t>(owners[best])] -= c.weights[best];
     load[static_cast<std::size_t>(c.target[best])] += c.weights[best];
     owners[best] = c.target[best];
+    cells += static_cast<std::uint64_t>(volume(c.boxes[best]));
     removed += best_gain;
     moved.push_back(best);
   }
@@ -135,6 +137,43 @@ TYPED_TEST(BoxBalanceTest, StepIsTheGreedyRuleAndGrowsWithDelta) {
       previous = moved;
     }
   }
+}
+
+// Δ as a byte budget: the step is the greedy rule over the boxes that still fit, never moves more
+// cells than the budget, and a budget that holds every differing box changes nothing; the preview
+// counts the same step.
+TYPED_TEST(BoxBalanceTest, AByteBudgetMovesTheBestBoxesThatFit) {
+  constexpr std::size_t N = TypeParam::value;
+  std::mt19937_64 rng(41 + N);
+  int budget_bound = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const Case<N> c = random_case<N>(rng);
+    std::uint64_t differing = 0;
+    for (std::size_t i = 0; i < c.boxes.size(); ++i)
+      if (c.current[i] != c.target[i]) differing += static_cast<std::uint64_t>(volume(c.boxes[i]));
+    for (const double delta : {0.3, 0.7, 1.0}) {
+      const std::uint64_t budget = differing * (rng() % 4) / 4;  // 0, 1/4, 1/2, 3/4 of what differs
+      SCOPED_TRACE(::testing::Message() << "trial " << trial << " delta " << delta << " budget " << budget);
+      const auto step = incremental_box_step<N>(c.boxes, c.current, c.target, c.ranks, delta, c.weights, budget);
+      std::vector<std::size_t> moved;
+      for (const BoxMove& m : step.moves) moved.push_back(m.box);
+      EXPECT_EQ(moved, plain_greedy(c, delta, budget));
+      EXPECT_LE(step.cells, budget);
+      EXPECT_LE(step.excess_after, step.excess_before + 1e-9);
+      const auto free = incremental_box_step<N>(c.boxes, c.current, c.target, c.ranks, delta, c.weights);
+      if (free.cells > budget && !step.moves.empty()) ++budget_bound;  // the budget bound, and still moved
+      const StepPreview p = box_step_preview<N>(c.boxes, c.current, c.target, c.ranks, c.weights, 8, delta, budget);
+      EXPECT_EQ(p.bytes, step.cells * 8);
+      EXPECT_EQ(p.blocks, static_cast<std::int64_t>(step.moves.size()));
+      // A budget that holds every differing box: the same step as none (Δ < 1; Δ = 1 with a budget
+      // leaves the boxes that remove no excess where they are).
+      if (delta < 1) {
+        const auto roomy = incremental_box_step<N>(c.boxes, c.current, c.target, c.ranks, delta, c.weights, differing);
+        EXPECT_EQ(roomy.owners, free.owners);
+      }
+    }
+  }
+  EXPECT_GT(budget_bound, 10);  // cases where the budget cut a step short and a smaller one was taken
 }
 
 TYPED_TEST(BoxBalanceTest, PreviewAndQualityEqualDirectCounts) {

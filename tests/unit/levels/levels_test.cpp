@@ -48,6 +48,21 @@ TEST(Refinement, RatiosBelowOneAreErrors) {
 BoxSet<2> one_box(const Box<2>& b) { return BoxSet<2>(b, {b}, {0}, 1); }
 BoxSet<2> one_box_in(const Box<2>& domain, const Box<2>& b) { return BoxSet<2>(domain, {b}, {0}, 1); }
 
+TEST(LevelHierarchy, ALevelNumberPastTheLastIsAnErrorNotOutOfRange) {
+  const LevelHierarchy<2> h(one_box(Box<2>({0, 0}, {16, 16})));
+  EXPECT_EQ(h.level(0).size(), 1u);
+  for (const auto& call : {+[](const LevelHierarchy<2>& x) { (void)x.level(1); },
+                           +[](const LevelHierarchy<2>& x) { (void)x.ratio(1); }}) {
+    try {
+      call(h);
+      ADD_FAILURE() << "accepted level 1 of a one-level hierarchy";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+      EXPECT_NE(std::string(e.what()).find("must be < levels() = 1"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(LevelHierarchy, AcceptsANestedLevelAndRejectsBadOnesNamingTheBox) {
   const LevelHierarchy<2> h(one_box(Box<2>({0, 0}, {16, 16})));
   const Box<2> fine_domain({0, 0}, {32, 32});

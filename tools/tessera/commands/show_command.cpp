@@ -107,6 +107,7 @@ void show_multiblock(const ShowOptions& o, const PictureOptions& popt, std::stri
     const auto draw = [&](int cells) {
       PictureOptions p = popt;
       p.max_cells = cells;
+      p.list_boxes = false;  // the embedding's boxes are pieces of the blocks, described above
       OwnerPicture pic = picture_of(layout.embedded(), tessera::to_ghosts<N>(arg.spec), p);
       pic.spec_text = tessera::to_string(arg.spec);
       return pic;

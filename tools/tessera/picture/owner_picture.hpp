@@ -36,6 +36,14 @@ struct OwnedRect {
   index_t row_lo = 0, row_hi = 1, col_lo = 0, col_hi = 1;
 };
 
+/// A box of a box-set distribution that meets the slice: its index in the set, its owner, its
+/// rectangle on the picture's axes and its extent in words (`[0,8)x[4,12)`), for outlines and labels.
+struct BoxRect {
+  std::size_t index = 0;
+  OwnedRect rect;
+  std::string text;
+};
+
 /// Everything the renderers need.
 struct OwnerPicture {
   std::string spec_text;          ///< canonical spec
@@ -57,6 +65,11 @@ struct OwnerPicture {
   std::vector<float> owner_share;
   std::vector<OwnedRect> rects;             ///< owned boxes in the slice (or one per rank, see below)
   bool rects_cut_short = false;             ///< too many boxes: only each rank's first box is listed
+  /// A box-set distribution's boxes that meet the slice, in the set's order (the first
+  /// `max_labelled_rects`; `box_count` says how many meet it). Empty for other distributions.
+  std::vector<BoxRect> boxes;
+  std::size_t box_count = 0;                ///< boxes of the box set meeting the slice
+  [[nodiscard]] bool boxes_cut_short() const noexcept { return boxes.size() < box_count; }
 
   int chosen_rank = -1;        ///< the rank whose ghost region is shown; -1 for none
   std::vector<CellMark> marks; ///< per cell, when chosen_rank >= 0

@@ -14,6 +14,7 @@
 #include "exit_status.hpp"
 #include "picture/owner_picture.hpp"
 #include "tessera/geometry.hpp"
+#include "tessera/layout/box_set.hpp"
 #include "tessera/layout/distribution.hpp"
 #include "tessera/plan/ghost_spec.hpp"
 #include "tessera/plan/halo_plan.hpp"
@@ -27,6 +28,9 @@ struct PictureOptions {
   CellOwnerRule rule = CellOwnerRule::majority;    ///< colour of a cell holding several indices
   int chosen_rank = -1;                            ///< rank whose ghost region is shaded; -1: none
   std::optional<std::pair<int, index_t>> slice;    ///< 3-D: (dimension, index) of the slice shown
+  /// Outline, label and list a box set's boxes (off for a multiblock embedding, whose boxes are
+  /// the blocks' pieces rather than boxes the user gave).
+  bool list_boxes = true;
 };
 
 /// Owned boxes listed for labels before the picture gives up and labels each rank once.
@@ -169,6 +173,35 @@ void append_rects(const tessera::Section<N>& s, int rank, const ViewDims& v, std
     }
 }
 
+/// The boxes of a box set that meet the slice (`pic.boxes`, `pic.box_count`): every box is
+/// outlined and labelled with its index, so that a picture shows the set's boxes as well as whose
+/// they are. Lists at most `max_labelled_rects` of them.
+template <std::size_t N>
+void list_boxes(const tessera::BoxSet<N>& set, const ViewDims& v, OwnerPicture& pic) {
+  for (std::size_t i = 0; i < set.size(); ++i) {
+    const tessera::Box<N>& b = set.box(i);
+    if (v.slice_dim >= 0) {
+      const auto s = static_cast<std::size_t>(v.slice_dim);
+      if (v.slice_index < b.lo[s] || v.slice_index >= b.hi[s]) continue;
+    }
+    ++pic.box_count;
+    if (pic.boxes.size() >= max_labelled_rects) continue;
+    BoxRect r;
+    r.index = i;
+    r.rect.rank = set.owner(i);
+    const auto c = static_cast<std::size_t>(v.col_dim);
+    r.rect.col_lo = b.lo[c], r.rect.col_hi = b.hi[c];
+    if (v.row_dim >= 0) {
+      const auto w = static_cast<std::size_t>(v.row_dim);
+      r.rect.row_lo = b.lo[w], r.rect.row_hi = b.hi[w];
+    }
+    std::ostringstream text;
+    text << b;
+    r.text = text.str();
+    pic.boxes.push_back(std::move(r));
+  }
+}
+
 /// A rank's owned set in words: its box, or its first sections.
 template <std::size_t N>
 std::string owned_summary(const tessera::Distribution<N>& dist, int rank) {
@@ -295,6 +328,8 @@ OwnerPicture picture_of(const tessera::Distribution<N>& dist, const tessera::Gho
       append_rects(s, rank, v, pic.rects_cut_short ? pic.rects.size() + 1 : max_labelled_rects, pic.rects);
       if (pic.rects_cut_short) break;  // one box per rank
     }
+
+  if (const tessera::BoxSet<N>* set = dist.box_set(); set && opt.list_boxes) list_boxes(*set, v, pic);
 
   if (opt.chosen_rank >= 0) mark_ghosts(dist, ghosts, v, pic);
   return pic;

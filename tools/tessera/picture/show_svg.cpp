@@ -180,16 +180,57 @@ void ghost_overlay(std::ostringstream& out, const OwnerPicture& pic, const Geome
   if (!d.empty()) out << "<path d='" << d << "' stroke='#000' stroke-width='3.5' fill='none'/>\n";
 }
 
+// A rectangle's corners in pixels.
+struct Pixels {
+  double x0, x1, y0, y1;
+};
+Pixels pixels_of(const OwnerPicture& pic, const OwnedRect& rect, const Geometry& g) {
+  return {pixel_of(pic.cols, rect.col_lo, left, g.cw), pixel_of(pic.cols, rect.col_hi, left, g.cw),
+          pic.one_dimensional() ? top : pixel_of(pic.rows, rect.row_lo, top, g.ch),
+          pic.one_dimensional() ? top + g.ch : pixel_of(pic.rows, rect.row_hi, top, g.ch)};
+}
+
+// Font size for `chars` characters across a rectangle `p` (0 when no legible size fits).
+double label_size(const Pixels& p, std::size_t chars, double lines = 1) {
+  const double size =
+      std::clamp(std::min((p.y1 - p.y0) / lines, (p.x1 - p.x0) / (0.62 * static_cast<double>(chars))) * 0.6, 0.0, 22.0);
+  return size < 8 ? 0 : size;
+}
+
+// A box set's boxes: each outlined (the owner colours alone merge neighbouring boxes of one rank)
+// and labelled `#i` with its owner `rank r` under it where both fit, `#i` alone where only it does.
+void box_outlines_and_labels(std::ostringstream& out, const OwnerPicture& pic, const Geometry& g) {
+  std::ostringstream outline;
+  for (const auto& b : pic.boxes) {
+    const Pixels p = pixels_of(pic, b.rect, g);
+    outline << 'M' << p.x0 << ' ' << p.y0 << 'H' << p.x1 << 'V' << p.y1 << 'H' << p.x0 << 'Z';
+  }
+  if (!pic.boxes.empty()) out << "<path d='" << outline.str() << "' fill='none' stroke='#333' stroke-width='1'/>\n";
+  for (const auto& b : pic.boxes) {
+    const Pixels p = pixels_of(pic, b.rect, g);
+    const std::string name = "#" + std::to_string(b.index), owner = "rank " + std::to_string(b.rect.rank);
+    const double cx = (p.x0 + p.x1) / 2, cy = (p.y0 + p.y1) / 2;
+    if (const double two = label_size(p, std::max(name.size(), owner.size()), 2.4); two > 0) {
+      out << "<text x='" << cx << "' y='" << cy - two * 0.2 << "' font-size='" << svg::number(two)
+          << "' text-anchor='middle' font-weight='bold' fill='#111'>" << name << "</text>"
+          << "<text x='" << cx << "' y='" << cy + two * 0.95 << "' font-size='" << svg::number(two * 0.8)
+          << "' text-anchor='middle' fill='#111'>" << owner << "</text>\n";
+    } else if (const double one = label_size(p, name.size()); one > 0) {
+      out << "<text x='" << cx << "' y='" << cy + one * 0.36 << "' font-size='" << svg::number(one)
+          << "' text-anchor='middle' font-weight='bold' fill='#111'>" << name << "</text>\n";
+    }
+  }
+}
+
 void labels(std::ostringstream& out, const OwnerPicture& pic, const Geometry& g) {
+  if (!pic.boxes.empty() && !pic.boxes_cut_short()) return box_outlines_and_labels(out, pic, g);
   for (const auto& rect : pic.rects) {
-    const double x0 = pixel_of(pic.cols, rect.col_lo, left, g.cw), x1 = pixel_of(pic.cols, rect.col_hi, left, g.cw);
-    const double y0 = pic.one_dimensional() ? top : pixel_of(pic.rows, rect.row_lo, top, g.ch);
-    const double y1 = pic.one_dimensional() ? top + g.ch : pixel_of(pic.rows, rect.row_hi, top, g.ch);
+    const Pixels p = pixels_of(pic, rect, g);
     const std::string text = std::to_string(rect.rank);
-    const double size = std::clamp(std::min(y1 - y0, (x1 - x0) / (0.62 * static_cast<double>(text.size()))) * 0.6, 0.0, 22.0);
-    if (size < 8) continue;  // no room: the legend still says which colour is which rank
-    out << "<text x='" << (x0 + x1) / 2 << "' y='" << (y0 + y1) / 2 + size * 0.36 << "' font-size='" << svg::number(size)
-        << "' text-anchor='middle' font-weight='bold' fill='#111'>" << text << "</text>\n";
+    const double size = label_size(p, text.size());
+    if (size == 0) continue;  // no room: the legend still says which colour is which rank
+    out << "<text x='" << (p.x0 + p.x1) / 2 << "' y='" << (p.y0 + p.y1) / 2 + size * 0.36 << "' font-size='"
+        << svg::number(size) << "' text-anchor='middle' font-weight='bold' fill='#111'>" << text << "</text>\n";
   }
 }
 
@@ -235,6 +276,12 @@ double legend(std::ostringstream& out, const OwnerPicture& pic, double x0) {
   if (pic.any_hole()) {
     out << "<rect x='" << x0 << "' y='" << y << "' width='12' height='12' fill='url(#hole)' stroke='#444' "
         << "stroke-width='0.5'/><text x='" << x0 + 18 << "' y='" << y + 10 << "' font-size='11'>hole: no rank owns it"
+        << "</text>\n";
+    y += 17;
+  }
+  if (pic.box_count > 0) {
+    out << "<text x='" << x0 << "' y='" << y + 10 << "' font-size='11'>" << pic.box_count << " box"
+        << (pic.box_count == 1 ? "" : "es") << (pic.boxes_cut_short() ? " (too many to outline)" : ", outlined: #index")
         << "</text>\n";
     y += 17;
   }

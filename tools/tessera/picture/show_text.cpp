@@ -114,6 +114,18 @@ std::string render_text(const OwnerPicture& pic) {
   }
   if (listed < pic.ranks) out << "(" << pic.ranks - listed << " more ranks not listed)\n";
 
+  if (pic.box_count > 0) {
+    out << '\n' << pic.box_count << " box" << (pic.box_count == 1 ? "" : "es")
+        << (pic.slice_text.empty() ? "" : " meet the slice") << "\n  box rank extent\n";
+    const std::size_t shown = std::min(pic.boxes.size(), max_listed_boxes);
+    for (std::size_t k = 0; k < shown; ++k) {
+      char row[48];
+      std::snprintf(row, sizeof row, "%5zu %4d ", pic.boxes[k].index, pic.boxes[k].rect.rank);
+      out << row << pic.boxes[k].text << '\n';
+    }
+    if (shown < pic.box_count) out << "(" << pic.box_count - shown << " more boxes not listed)\n";
+  }
+
   if (pic.chosen_rank >= 0) {
     out << "\nrank " << pic.chosen_rank << (pic.ghost_text.empty() ? " (no ghost layers)" : " with " + pic.ghost_text)
         << ":\n  # owned   + ghost filled by update_ghosts   - ghost never filled (beyond a non-periodic edge)   . other\n";
