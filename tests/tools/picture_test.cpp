@@ -229,6 +229,28 @@ TEST(ToolPicture, BoxSetBoxesAreListedWithTheirIndexOwnerAndExtent) {
   EXPECT_NE(tessera_tool::render_text(cut).find("2 boxes meet the slice"), std::string::npos);
 }
 
+// Long lists are cut short: the text lists 64 boxes and counts the rest; above 4096 boxes the SVG
+// neither outlines nor labels boxes (ranks are labelled as for other distributions) and says why.
+TEST(ToolPicture, ManyBoxesAreCutShortInBothRenderings) {
+  const OwnerPicture seventy = picture<2>("domain=7x10 boxes=0:7x0:10 assign=morton(chop=1x1)", 3,
+                                          PictureOptions{});
+  ASSERT_EQ(seventy.box_count, 70u);
+  const std::string words = tessera_tool::render_text(seventy);
+  EXPECT_NE(words.find("(6 more boxes not listed)"), std::string::npos) << words;
+  EXPECT_NE(words.find("   63 "), std::string::npos);
+  EXPECT_EQ(words.find("   64 "), std::string::npos);
+
+  PictureOptions coarse;
+  coarse.max_cells = 16;
+  const OwnerPicture many = picture<2>("domain=80x80 boxes=0:80x0:80 assign=morton(chop=1x1)", 4, coarse);
+  ASSERT_EQ(many.box_count, 6400u);
+  EXPECT_EQ(many.boxes.size(), tessera_tool::max_labelled_rects);
+  EXPECT_TRUE(many.boxes_cut_short());
+  const std::string svg = tessera_tool::render_svg(many);
+  EXPECT_NE(svg.find("6400 boxes (too many to outline)"), std::string::npos);
+  EXPECT_EQ(svg.find(">#0<"), std::string::npos);
+}
+
 TEST(ToolPicture, RanksThatDoNotExistAreRefused) {
   PictureOptions opt;
   opt.chosen_rank = 4;
