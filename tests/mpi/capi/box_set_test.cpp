@@ -89,20 +89,26 @@ class CApiBoxSet : public CApiTest {
   /// ghosts over them (rank 0's cells set by set_owned_values), and a static policy (Δ = 1 above
   /// 5 % imbalance) with default box balancer options but a remap point every step: a balancer's
   /// first step has every box's move to choose from.
-  void make_all_on_rank_zero(tessera_dist* d, tessera_domain* dom, tessera_array* a, tessera_policy* policy,
-                             tessera_box_balancer_options* options) {
+  struct AllOnRankZero {
+    tessera_dist d = nullptr;
+    tessera_domain dom = nullptr;
+    tessera_array a = nullptr;
+    tessera_policy policy{};
+    tessera_box_balancer_options options{};
+  };
+  void make_all_on_rank_zero(AllOnRankZero& c) {
     const int owners[kCount] = {0, 0, 0, 0};
-    ASSERT_OK(tessera_dist_from_boxes(2, size, &kDomain, kBoxes, kCount, owners, d));
-    *dom = domain_of(*d);
-    ASSERT_OK(tessera_array_create(*dom, TESSERA_DOUBLE, nullptr, a));
-    set_owned_values(*a, owners, rank);
-    ASSERT_OK(tessera_policy_defaults(TESSERA_POLICY_STATIC, policy));
-    ASSERT_OK(tessera_box_balancer_options_defaults(options));
-    EXPECT_EQ(options->interval, 5);
-    EXPECT_EQ(options->target, TESSERA_ASSIGN_KNAPSACK);
-    EXPECT_NE(options->relabel, 0);
-    EXPECT_EQ(options->max_bytes_per_step, 0U);
-    options->interval = 1;
+    ASSERT_OK(tessera_dist_from_boxes(2, size, &kDomain, kBoxes, kCount, owners, &c.d));
+    c.dom = domain_of(c.d);
+    ASSERT_OK(tessera_array_create(c.dom, TESSERA_DOUBLE, nullptr, &c.a));
+    set_owned_values(c.a, owners, rank);
+    ASSERT_OK(tessera_policy_defaults(TESSERA_POLICY_STATIC, &c.policy));
+    ASSERT_OK(tessera_box_balancer_options_defaults(&c.options));
+    EXPECT_EQ(c.options.interval, 5);
+    EXPECT_EQ(c.options.target, TESSERA_ASSIGN_KNAPSACK);
+    EXPECT_NE(c.options.relabel, 0);
+    EXPECT_EQ(c.options.max_bytes_per_step, 0U);
+    c.options.interval = 1;
   }
 };
 
@@ -396,15 +402,11 @@ TEST_F(CApiBoxSet, BadInputIsAnErrorAndMakesNothing) {
 // A byte budget of one 4x2 box of doubles (64 bytes): of the boxes the policy's Δ = 1 would move,
 // only a 4x2 one fits, and it moves with its values.
 TEST_F(CApiBoxSet, BoxBalancerWithAByteBudgetMovesWhatFits) {
-  tessera_dist d = nullptr;
-  tessera_domain dom = nullptr;
-  tessera_array a = nullptr;
-  tessera_policy policy;
-  tessera_box_balancer_options options;
-  make_all_on_rank_zero(&d, &dom, &a, &policy, &options);
-  options.max_bytes_per_step = 64;
+  AllOnRankZero c;
+  make_all_on_rank_zero(c);
+  c.options.max_bytes_per_step = 64;
   tessera_box_balancer bal = nullptr;
-  ASSERT_OK(tessera_box_balancer_create(dom, &policy, &options, &bal));
+  ASSERT_OK(tessera_box_balancer_create(c.dom, &c.policy, &c.options, &bal));
   tessera_balance_step step;
   ASSERT_OK(tessera_box_balancer_step(bal, &step));
   EXPECT_LE(step.bytes, 64U);
@@ -415,26 +417,22 @@ TEST_F(CApiBoxSet, BoxBalancerWithAByteBudgetMovesWhatFits) {
     EXPECT_EQ(step.blocks, 1);
     EXPECT_EQ(step.bytes, 64U);
   }
-  expect_every_value_kept(a);
+  expect_every_value_kept(c.a);
   ASSERT_OK(tessera_box_balancer_free(&bal));
-  ASSERT_OK(tessera_array_free(&a));
-  ASSERT_OK(tessera_domain_free(&dom));
-  ASSERT_OK(tessera_dist_free(&d));
+  ASSERT_OK(tessera_array_free(&c.a));
+  ASSERT_OK(tessera_domain_free(&c.dom));
+  ASSERT_OK(tessera_dist_free(&c.d));
 }
 
 TEST_F(CApiBoxSet, BoxBalancerMovesBoxesOffTheLoadedRankAndKeepsValues) {
   // Every box on rank 0 at first; each box's timer gets its cells x 1 ms: one step of Δ = 1 toward
   // the knapsack of those times spreads the boxes, every value moving with its box.
-  tessera_dist d = nullptr;
-  tessera_domain dom = nullptr;
-  tessera_array a = nullptr;
-  tessera_policy policy;
-  tessera_box_balancer_options options;
-  make_all_on_rank_zero(&d, &dom, &a, &policy, &options);
+  AllOnRankZero c;
+  make_all_on_rank_zero(c);
   tessera_box_balancer bal = nullptr;
-  ASSERT_OK(tessera_box_balancer_create(dom, &policy, &options, &bal));
+  ASSERT_OK(tessera_box_balancer_create(c.dom, &c.policy, &c.options, &bal));
   size_t patches = 0;
-  ASSERT_OK(tessera_array_patch_count(a, &patches));
+  ASSERT_OK(tessera_array_patch_count(c.a, &patches));
   ASSERT_EQ(patches, rank == 0 ? kCount : 0U);
   for (size_t p = 0; p < patches; ++p) {
     size_t box = kCount;
@@ -451,7 +449,7 @@ TEST_F(CApiBoxSet, BoxBalancerMovesBoxesOffTheLoadedRankAndKeepsValues) {
   EXPECT_EQ(step.blocks > 0, size > 1);
   // The owners now: the knapsack of the cell counts, relabeled so that rank 0 keeps what it can.
   tessera_dist now = nullptr;
-  ASSERT_OK(tessera_domain_distribution(dom, &now));
+  ASSERT_OK(tessera_domain_distribution(c.dom, &now));
   int back[kCount];
   size_t count = 0;
   ASSERT_OK(tessera_dist_box_set(now, nullptr, back, kCount, &count));
@@ -461,9 +459,9 @@ TEST_F(CApiBoxSet, BoxBalancerMovesBoxesOffTheLoadedRankAndKeepsValues) {
   if (size > 1) {
     EXPECT_GT(__builtin_popcount(static_cast<unsigned>(spread)), 1);
   }
-  expect_every_value_kept(a);
+  expect_every_value_kept(c.a);
   // A running timer at a remap point: refused on every rank, nothing moved.
-  ASSERT_OK(tessera_array_patch_count(a, &patches));
+  ASSERT_OK(tessera_array_patch_count(c.a, &patches));
   if (patches > 0) {
     ASSERT_OK(tessera_box_balancer_timer_start(bal, 0));
     EXPECT_STATUS(TESSERA_ERR_CALL_ORDER, tessera_box_balancer_timer_start(bal, 0));
@@ -481,18 +479,18 @@ TEST_F(CApiBoxSet, BoxBalancerMovesBoxesOffTheLoadedRankAndKeepsValues) {
   // Not a box set; a bad target.
   tessera_dist block = block2(8, 8);
   tessera_domain plain = domain_of(block);
-  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_box_balancer_create(plain, &policy, nullptr, &bal));
+  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_box_balancer_create(plain, &c.policy, nullptr, &bal));
   expect_error_mentions({"tessera_box_balancer_create", "not a box set"});
-  options.target = static_cast<tessera_box_assignment>(9);
-  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_box_balancer_create(dom, &policy, &options, &bal));
+  c.options.target = static_cast<tessera_box_assignment>(9);
+  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_box_balancer_create(c.dom, &c.policy, &c.options, &bal));
   expect_error_mentions({"'options->target' = 9"});
   EXPECT_EQ(bal, nullptr);
   ASSERT_OK(tessera_domain_free(&plain));
   ASSERT_OK(tessera_dist_free(&block));
   ASSERT_OK(tessera_dist_free(&now));
-  ASSERT_OK(tessera_array_free(&a));
-  ASSERT_OK(tessera_domain_free(&dom));
-  ASSERT_OK(tessera_dist_free(&d));
+  ASSERT_OK(tessera_array_free(&c.a));
+  ASSERT_OK(tessera_domain_free(&c.dom));
+  ASSERT_OK(tessera_dist_free(&c.d));
 }
 
 }  // namespace
