@@ -2,6 +2,7 @@
 // construction of one from a shape, a grid and per-dimension specs, from a spec text, or from a
 // list of boxes and their owners (a box set).
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -135,13 +136,15 @@ std::vector<int> assign_boxes(const BoxLists& boxes, int comm_size, const std::s
 
 // D3-ARC's step for box sets: (owners after, moved box indices, cells moved, excess before, after).
 py::tuple incremental_box_step(const BoxLists& boxes, const std::vector<int>& current, const std::vector<int>& target,
-                               int comm_size, double delta, const std::vector<double>& weights) {
+                               int comm_size, double delta, const std::vector<double>& weights,
+                               std::optional<std::uint64_t> max_cells) {
   constexpr const char* where = "incremental_box_step";
   // No box: any dimension will do, and the arguments are still checked as the C++ call checks them.
   return with_dimension(boxes.empty() ? 1 : boxes.front().first.size(), where, [&](auto dim) {
     constexpr std::size_t N = decltype(dim)::value;
     const auto list = boxes_of<N>(boxes, where);
-    const auto step = tessera::incremental_box_step<N>(list, current, target, comm_size, delta, weights);
+    const auto step = tessera::incremental_box_step<N>(list, current, target, comm_size, delta, weights,
+                                                       max_cells.value_or(tessera::no_cell_budget));
     std::vector<std::size_t> moved;
     for (const tessera::BoxMove& m : step.moves) moved.push_back(m.box);
     return py::make_tuple(step.owners, moved, step.cells, step.excess_before, step.excess_after);

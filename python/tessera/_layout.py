@@ -104,16 +104,18 @@ def assign_boxes(boxes, policy="knapsack", weights=None, comm=None, size=None):
                                   list(weights or []))
 
 
-def incremental_box_step(boxes, current, target, delta, weights=None, comm=None, size=None):
+def incremental_box_step(boxes, current, target, delta, weights=None, comm=None, size=None, max_cells=None):
     """D3-ARC's step for box sets: of the boxes whose owner in `target` differs from `current`,
     moves only those with the best gain per cell until a fraction `delta` (0 to 1) of the excess
     load is removed; `weights` one per box (measured seconds, say), None for the cell counts.
+    `max_cells` (None: no budget) caps the cells the step moves, a byte budget over the bytes per
+    cell: a box past it is passed over for the next best that fits.
     Returns a dict: "owners" (after the step), "moved" (indices of the boxes that change owner, best
     first), "cells" (cells they hold), "excess_before" and "excess_after" (sum over ranks of the
     load above the mean). Deterministic and local: every rank computes the same step."""
     owners, moved, cells, before, after = _tessera._incremental_box_step(
         [(list(b[0]), list(b[1])) for b in boxes], list(current), list(target), _comm_size(comm, size), float(delta),
-        list(weights or []))
+        list(weights or []), max_cells)
     return {"owners": list(owners), "moved": list(moved), "cells": cells, "excess_before": before,
             "excess_after": after}
 

@@ -90,6 +90,27 @@ def test_incremental_box_step_against_its_definition(comm, delta, measured):
         tessera.incremental_box_step(BOXES, current, [0, ranks, 0, 0], 0.5, size=ranks)
 
 
+def test_incremental_box_step_within_a_cell_budget(comm):
+    ranks = 3
+    cells = [(b[1][0] - b[0][0]) * (b[1][1] - b[0][1]) for b in BOXES]
+    current = [0, 0, 0, 0]
+    target = tessera.assign_boxes(BOXES, "knapsack", size=ranks)
+    free = tessera.incremental_box_step(BOXES, current, target, 1.0, size=ranks, max_cells=sum(cells))
+    assert free["moved"], "nothing to move: the case tests nothing"
+    for budget in range(0, sum(cells) + 1):
+        step = tessera.incremental_box_step(BOXES, current, target, 1.0, size=ranks, max_cells=budget)
+        assert step["cells"] <= budget
+        assert step["cells"] == sum(cells[i] for i in step["moved"])
+        # Every box left that would still fit removes no excess (else the step would have taken it).
+        left = [i for i in range(4) if step["owners"][i] != target[i] and step["cells"] + cells[i] <= budget]
+        for i in left:
+            owners = list(step["owners"])
+            owners[i] = target[i]
+            assert _excess(owners, [float(c) for c in cells], ranks) >= step["excess_after"] - 1e-9
+    with pytest.raises(TypeError):
+        tessera.incremental_box_step(BOXES, current, target, 1.0, size=ranks, max_cells=-1)
+
+
 def test_box_balancer_moves_boxes_off_a_slow_rank_and_keeps_values(comm):
     size = comm.Get_size()
     # 16 boxes of 4x4 over [0,16)x[0,16), all on rank 0 at first.
