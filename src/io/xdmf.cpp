@@ -53,6 +53,7 @@ std::optional<XdmfNumber> xdmf_number(ElementType type) {
 template <class F>
 std::string axis_list(std::size_t n, const std::string& thin, F&& value) {
   std::ostringstream out;
+  out << std::setprecision(17);  // integers print as they are; a box's origin lo - 1/2 exactly
   if (n == 2) out << thin << ' ';
   for (std::size_t d = 0; d < n; ++d) out << (d ? " " : "") << value(d);
   return out.str();
@@ -148,10 +149,8 @@ std::optional<std::string> xdmf_text(const std::string& h5_name, const Checkpoin
     x << "      <Grid Name=\"box " << b << " (rank " << request.box_owners[b] << ")\" GridType=\"Uniform\">\n";
     write_time(x, "        ", attributes);
     const std::string points = axis_list(n, "1", [&](std::size_t d) { return hi[d] - lo[d] + 1; });
-    std::ostringstream origin;
-    origin << std::setprecision(17) << (n == 2 ? "0 " : "");
-    for (std::size_t d = 0; d < n; ++d) origin << (d ? " " : "") << static_cast<double>(lo[d]) - 0.5;
-    write_mesh(x, "        ", points, origin.str(), n);
+    const std::string origin = axis_list(n, "0", [&](std::size_t d) { return static_cast<double>(lo[d]) - 0.5; });
+    write_mesh(x, "        ", points, origin, n);
     const std::string cells = axis_list(n, "1", [&](std::size_t d) { return hi[d] - lo[d]; });
     std::ostringstream slab;  // start, stride, count: one row each, in the dataset's rank
     for (std::size_t d = 0; d < n; ++d) slab << (d ? " " : "") << lo[d] - request.domain_lo[d];

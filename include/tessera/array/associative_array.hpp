@@ -176,7 +176,7 @@ class AssociativeArray {
     const auto checked = detail::check_collective(dom_.comm(), where, dom_.map(), missing.has_value());
     detail::RoutedBatch routed;
     std::vector<T> out;
-    std::optional<Error> no_room = detail::allocate_answers(out, where, dom_.comm().rank(), keys.size());
+    std::optional<Error> no_room = detail::allocate_answers(out, dom_.comm(), where, keys.size());
     detail::ArrivedBatch in =
         dom_.route(where, keys, 0, [](std::size_t, std::byte*) {}, &routed, std::move(no_room), sizeof(T));
     // Sized first and written through a pointer: a push_back's growth path kept the loop's

@@ -136,7 +136,7 @@ class AssociativeDomain {
     const auto checked = detail::check_collective(comm(), where, map());
     detail::RoutedBatch routed;
     std::vector<std::uint8_t> found;
-    std::optional<Error> no_room = detail::allocate_answers(found, where, comm().rank(), keys.size());
+    std::optional<Error> no_room = detail::allocate_answers(found, comm(), where, keys.size());
     detail::ArrivedBatch in = route(where, keys, 0, [](std::size_t, std::byte*) {}, &routed, std::move(no_room), 1);
     std::vector<std::uint8_t> answers(in.keys);
     std::uint8_t* next = answers.data();

@@ -33,10 +33,8 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
-#include <new>
 #include <optional>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -195,13 +193,8 @@ RoutedBatch route_batch(const Communicator& comm, std::string_view where, std::s
                                                   kMaxMessageBytes, ")"));
     return out;
   }
-  try {  // a failure here is this rank's error, agreed on in the exchange like a bad owner
-    out.bytes.resize(at[p]);
-  } catch (const std::bad_alloc&) {
-    out.error = out_of_memory(where, comm.rank(), at[p], "the batch's keys");
-  } catch (const std::length_error&) {
-    out.error = out_of_memory(where, comm.rank(), at[p], "the batch's keys");
-  }
+  // A failure here is this rank's error, agreed on in the exchange like a bad owner.
+  capture_failure(out.error, comm, where, at[p], "the batch's keys", [&] { out.bytes.resize(at[p]); });
   if (out.error) return out;
   out.order.resize(keys.size());
   // Locals: the keys' and payloads' copies may alias anything, which would reload the vectors'
@@ -339,16 +332,11 @@ void answer_batch(const Communicator& comm, std::span<const T> answers, ArrivedB
 /// the keys are routed: a failure returns the error to route with the batch, so that it is agreed on
 /// in the batch's headers and the answers' exchange needs no agreement of its own.
 template <class T>
-[[nodiscard]] std::optional<Error> allocate_answers(std::vector<T>& out, std::string_view where, int rank,
-                                                    std::size_t keys) {
-  try {
-    out.resize(keys);
-  } catch (const std::bad_alloc&) {
-    return out_of_memory(where, rank, keys * sizeof(T), "the answers");
-  } catch (const std::length_error&) {
-    return out_of_memory(where, rank, keys * sizeof(T), "the answers");
-  }
-  return std::nullopt;
+[[nodiscard]] std::optional<Error> allocate_answers(std::vector<T>& out, const Communicator& comm,
+                                                    std::string_view where, std::size_t keys) {
+  std::optional<Error> failed;
+  capture_failure(failed, comm, where, keys * sizeof(T), "the answers", [&] { out.resize(keys); });
+  return failed;
 }
 
 }  // namespace tessera::detail
