@@ -2,14 +2,17 @@
 // each block a quarter of the ring stored in an index space of its own — turned, flipped or
 // transposed — with its own distribution (all ranks, a box set, a processor subset, one rank), glued
 // to the next at faces with the orientations that this implies. The answer must equal, bit for bit,
-// the same steps on one L x W rectangle, periodic along its length, walls held at 0 across it: the
-// multiblock ghost update has to lay every neighbour down exactly where the rectangle has it.
-// See README.md here.
+// the same steps on one L x W rectangle, periodic along its length, walls held at 0 across it (or,
+// with --across periodic, each block glued to itself across: a torus): the multiblock ghost update
+// has to lay every neighbour down exactly where the rectangle has it. With --stencil 9 the update
+// reads the diagonal neighbours too, which at a block's corner on the torus lie across two
+// interfaces. See README.md here.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "tessera/tessera.hpp"
@@ -31,6 +34,15 @@ double step(double centre, double lo0, double hi0, double lo1, double hi1) {
   return centre + kNu * (((lo0 + hi0) + (lo1 + hi1)) - 4.0 * centre);
 }
 
+/// The same with the diagonal neighbours (the 9-point Laplacian), summed as the two pairs of
+/// opposite corners, which turning, flipping or transposing swaps as a whole or within: again no
+/// rounding changes.
+double step9(double centre, double lo0, double hi0, double lo1, double hi1, double lo_lo, double hi_hi, double lo_hi,
+             double hi_lo) {
+  const double edges = (lo0 + hi0) + (lo1 + hi1), corners = (lo_lo + hi_hi) + (lo_hi + hi_lo);
+  return centre + kNu * ((4.0 * edges + corners) - 20.0 * centre) / 6.0;
+}
+
 /// The initial temperature at a point of the rectangle: a lopsided bump.
 double initial(const Point<2>& p, index_t length, index_t width) {
   const double x = static_cast<double>(p[0]) / static_cast<double>(length);
@@ -38,19 +50,23 @@ double initial(const Point<2>& p, index_t length, index_t width) {
   return (x < 0.3 ? 1.0 + x : 0.25 * x) * y * (1.0 - y) * (1.0 + y);
 }
 
-/// The serial reference: the L x W rectangle, periodic along axis 0, 0 beyond the walls of axis 1.
-std::vector<double> serial(index_t length, index_t width, int steps) {
+/// The serial reference: the L x W rectangle, periodic along axis 0, and along axis 1 either 0
+/// beyond the walls or periodic too.
+std::vector<double> serial(index_t length, index_t width, int steps, bool periodic_across, bool nine_points) {
   const auto at = [width](index_t i, index_t j) { return static_cast<std::size_t>(i * width + j); };
   std::vector<double> u(static_cast<std::size_t>(length * width)), next(u.size());
   for (index_t i = 0; i < length; ++i)
     for (index_t j = 0; j < width; ++j) u[at(i, j)] = initial({i, j}, length, width);
   const auto read = [&](index_t i, index_t j) {
+    if (periodic_across) return u[at((i + length) % length, (j + width) % width)];
     return j < 0 || j >= width ? 0.0 : u[at((i + length) % length, j)];
   };
   for (int s = 0; s < steps; ++s) {
     for (index_t i = 0; i < length; ++i)
       for (index_t j = 0; j < width; ++j)
-        next[at(i, j)] = step(read(i, j), read(i - 1, j), read(i + 1, j), read(i, j - 1), read(i, j + 1));
+        next[at(i, j)] = nine_points ? step9(read(i, j), read(i - 1, j), read(i + 1, j), read(i, j - 1), read(i, j + 1),
+                                             read(i - 1, j - 1), read(i + 1, j + 1), read(i - 1, j + 1), read(i + 1, j - 1))
+                                     : step(read(i, j), read(i - 1, j), read(i + 1, j), read(i, j - 1), read(i, j + 1));
     std::swap(u, next);
   }
   return u;
@@ -65,7 +81,7 @@ struct Ring {
   std::vector<tessera::BlockInterface<2>> interfaces;
 };
 
-Ring make_ring(index_t length, index_t width, int ranks) {
+Ring make_ring(index_t length, index_t width, int ranks, bool periodic_across) {
   const std::vector<Orientation<2>> turn{
       Orientation<2>(),                                  // as is
       Orientation<2>({1, 0}, {true, false}),             // a quarter turn
@@ -107,6 +123,13 @@ Ring make_ring(index_t length, index_t width, int ranks) {
     r.interfaces.push_back({{k, axis_a, !ta.flipped(axis_a), {}}, {n, axis_b, tb.flipped(axis_b), {}},
                             tb.inverse().then(ta)});
   }
+  // Closed across too: each block's end of the rectangle's axis 1 glued to its own other end (a
+  // block glued to itself, the identity orientation: periodic along that block axis).
+  if (periodic_across)
+    for (std::size_t k = 0; k < 4; ++k) {
+      const std::size_t axis = b[k].orientation.image_axis(1);
+      r.interfaces.push_back({{k, axis, true, {}}, {k, axis, false, {}}, Orientation<2>()});
+    }
   return r;
 }
 
@@ -117,17 +140,25 @@ int main(int argc, char** argv) {
   CLI::App app("Heat diffusion on a ring of four differently oriented blocks");
   index_t length = 48, width = 12;
   int steps = 200;
+  std::string across = "walls";
+  int points = 5;
   app.add_option("--length", length, "cells around the ring (a multiple of 4)")->check(CLI::Range(8, 1 << 20));
   app.add_option("--width", width, "cells across the ring")->check(CLI::Range(2, 1 << 20));
   app.add_option("--steps", steps, "explicit steps (even)")->check(CLI::Range(0, 1000000));
+  app.add_option("--across", across, "across the ring: walls held at 0, or periodic (a torus)")
+      ->check(CLI::IsMember({"walls", "periodic"}));
+  app.add_option("--stencil", points, "5 points, or 9 (diagonal neighbours too)")->check(CLI::IsMember({5, 9}));
   CLI11_PARSE(app, argc, argv);
   length -= length % 4;
   steps += steps % 2;
 
   tessera::Communicator world(MPI_COMM_WORLD);
-  const Ring ring = make_ring(length, width, world.size());
+  const bool periodic_across = across == "periodic", nine_points = points == 9;
+  const Ring ring = make_ring(length, width, world.size(), periodic_across);
   tessera::MultiblockDomain<2> dom(world, tessera::MultiblockLayout<2>(ring.blocks, ring.interfaces, 1));
-  const auto g = tessera::ghosts<2>(1).faces_only();
+  // The 9-point update reads the corner ghosts: at a block's corner on the torus they come across
+  // two interfaces (the next block, then its own glue across), filled by the same update.
+  const auto g = nine_points ? tessera::ghosts<2>(1) : tessera::ghosts<2>(1).faces_only();
   tessera::MultiblockArray<double, 2> u(dom, g), v(dom, g);  // ghosts beyond the walls stay 0
   const auto to_rectangle = [&](std::size_t block, const Point<2>& p) { return ring.to_block[block].inverse().map(p); };
   u.for_each_owned([&](std::size_t block, const Point<2>& p, double& x) {
@@ -136,14 +167,24 @@ int main(int argc, char** argv) {
   const auto sweep = [](const auto& acc, const Point<2>& p) {
     return step(acc(p), acc({p[0] - 1, p[1]}), acc({p[0] + 1, p[1]}), acc({p[0], p[1] - 1}), acc({p[0], p[1] + 1}));
   };
+  const auto sweep9 = [](const auto& acc, const Point<2>& p) {
+    return step9(acc(p), acc({p[0] - 1, p[1]}), acc({p[0] + 1, p[1]}), acc({p[0], p[1] - 1}), acc({p[0], p[1] + 1}),
+                 acc({p[0] - 1, p[1] - 1}), acc({p[0] + 1, p[1] + 1}), acc({p[0] - 1, p[1] + 1}),
+                 acc({p[0] + 1, p[1] - 1}));
+  };
+  const auto advance = [&](tessera::MultiblockArray<double, 2>& from, tessera::MultiblockArray<double, 2>& to) {
+    from.update_ghosts();  // each block's halo and the interfaces: one schedule
+    if (nine_points)
+      tessera::apply_stencil(from.array(), to.array(), sweep9);
+    else
+      tessera::apply_stencil(from.array(), to.array(), sweep);
+  };
   for (int s = 0; s < steps; s += 2) {
-    u.update_ghosts();  // each block's halo and the four interfaces: one schedule
-    tessera::apply_stencil(u.array(), v.array(), sweep);
-    v.update_ghosts();
-    tessera::apply_stencil(v.array(), u.array(), sweep);
+    advance(u, v);
+    advance(v, u);
   }
 
-  const auto reference = serial(length, width, steps);
+  const auto reference = serial(length, width, steps, periodic_across, nine_points);
   double mismatches = 0;
   u.for_each_owned([&](std::size_t block, const Point<2>& p, double& x) {
     const Point<2> q = to_rectangle(block, p);
@@ -151,8 +192,10 @@ int main(int argc, char** argv) {
   });
   mismatches = world.sum(mismatches);
   if (world.rank() == 0) {
-    std::printf("ring of %lld x %lld cells in 4 blocks (turned, half-turned, transposed), %d ranks, %d steps\n",
-                static_cast<long long>(length), static_cast<long long>(width), world.size(), steps);
+    std::printf("ring of %lld x %lld cells in 4 blocks (turned, half-turned, transposed), %s across, %d-point "
+                "stencil, %d ranks, %d steps\n",
+                static_cast<long long>(length), static_cast<long long>(width), across.c_str(), points, world.size(),
+                steps);
     if (mismatches == 0)
       std::printf("multiblock diffusion matches the single-block reference bit for bit\n");
     else

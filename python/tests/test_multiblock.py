@@ -63,15 +63,13 @@ def face_cells(dom, face):
 def across(dom, interfaces, b, p):
     """What ghost p (block coordinates, outside block b) holds after an update, from the interfaces'
     definition: depth beyond one face = depth inside the other, the tangential axes laid on by the
-    orientation; None where no interface fills it."""
+    orientation. A ghost beyond two faces (a corner) is carried across a face whose glued cells reach
+    the block's end there, lands beyond the other block's face, and goes on from there. The
+    interfaces' ends are tried in order (interface by interface, a's ghosts first); the first that
+    reaches a cell wins. None where none does."""
     n = len(p)
     lo, hi = dom.block_box(b)
-    outside = [d for d in range(n) if not lo[d] <= p[d] < hi[d]]
-    if len(outside) != 1:
-        return None  # beyond a block edge or corner: no interface reaches it
-    axis = outside[0]
-    upper = p[axis] >= hi[axis]
-    depth = p[axis] - hi[axis] + 1 if upper else lo[axis] - p[axis]
+    beyond = [not lo[d] <= p[d] < hi[d] for d in range(n)]
     for itf in interfaces:
         a, f = (x if isinstance(x, tessera.BlockFace) else tessera.BlockFace(*x) for x in (itf.a, itf.b))
         perm = list(itf.perm) if itf.perm is not None else list(range(n))
@@ -80,10 +78,15 @@ def across(dom, interfaces, b, p):
         for d in range(n):
             inverse_perm[perm[d]], inverse_flip[perm[d]] = d, flip[d]
         for here, there, pm, fl in ((a, f, perm, flip), (f, a, inverse_perm, inverse_flip)):
-            if (here.block, here.axis, here.upper) != (b, axis, upper):
+            axis = here.axis
+            if here.block != b or not (p[axis] >= hi[axis] if here.upper else p[axis] < lo[axis]):
                 continue
+            depth = p[axis] - hi[axis] + 1 if here.upper else lo[axis] - p[axis]
             ch, ct = face_cells(dom, here), face_cells(dom, there)
-            if not all(ch[0][d] <= p[d] < ch[1][d] for d in range(n) if d != axis):
+            carried = all((ch[0][d] <= p[d] < ch[1][d]) if not beyond[d]
+                          else (ch[1][d] == hi[d] if p[d] >= hi[d] else ch[0][d] == lo[d])
+                          for d in range(n) if d != axis)
+            if not carried:
                 continue
             olo, ohi = dom.block_box(there.block)
             src = [0] * n
@@ -92,7 +95,14 @@ def across(dom, interfaces, b, p):
                 if d != axis:
                     e, along = pm[d], p[d] - ch[0][d]
                     src[e] = ct[1][e] - 1 - along if fl[d] else ct[0][e] + along
-            return code(dom, there.block, src) if exists(dom, there.block, src) else None
+            if not olo[there.axis] <= src[there.axis] < ohi[there.axis]:
+                continue  # beyond a block thinner than the ghosts
+            if not all(olo[d] <= src[d] < ohi[d] for d in range(n)):
+                v = across(dom, interfaces, there.block, src)  # a corner: on across the next face
+                if v is not None:
+                    return v
+            elif exists(dom, there.block, src):
+                return code(dom, there.block, src)
     return None
 
 

@@ -98,16 +98,21 @@ contains
     integer, intent(in) :: b, x, y
     if (inside(b, x, y)) then
       after_update = code(b, x, y)  ! the block's own cells, its ghosts between patches included
-    else if (b == 0 .and. x >= 1 .and. x <= 8 .and. y >= 7) then
-      after_update = code(1, 12 - y, x)  ! beyond block 0's upper y face: block 1's (6 - g, x)
-    else if (b == 1 .and. y >= 1 .and. y <= 8 .and. x >= 6) then
-      after_update = code(0, y, 12 - x)  ! beyond block 1's upper x face: block 0's (y, 7 - g)
+    else if (b == 0 .and. y >= 7) then
+      ! Beyond block 0's upper y face: block 1's (6 - g, x); beyond its x ends too (a corner), x
+      ! runs on beyond block 1's y ends, across block 1's periodic glue: wrapped.
+      after_update = code(1, 12 - y, modulo(x - 1, 8) + 1)
+    else if (b == 1 .and. x >= 6) then
+      ! Beyond block 1's upper x face: block 0's (y, 7 - g); at a corner (y beyond block 1's ends)
+      ! the glue to block 0 leads past block 0's x ends, where nothing is glued, so the periodic
+      ! glue carries the ghost to block 1's other end first, and on to block 0 from there.
+      after_update = code(0, modulo(y - 1, 8) + 1, 12 - x)
     else if (b == 1 .and. x >= 1 .and. x <= 5 .and. y <= 0) then
       after_update = code(1, x, y + 8)  ! periodic along y
     else if (b == 1 .and. x >= 1 .and. x <= 5 .and. y >= 9) then
       after_update = code(1, x, y - 8)
     else
-      after_update = unfilled  ! a wall, a corner beyond two faces, or the gap between blocks
+      after_update = unfilled  ! a wall, a corner no path of glued faces reaches, or the gap between blocks
     end if
   end function
 
@@ -115,10 +120,15 @@ contains
   ! ghosts from its own cells in other patches come on top of these).
   pure integer function glued_copies(b, x, y)
     integer, intent(in) :: b, x, y
+    logical :: near_x_end, near_y_end
+    near_x_end = x <= W .or. x > ext(1, b) - W
+    near_y_end = y <= W .or. y > ext(2, b) - W
     glued_copies = 0
     if (b == 0 .and. y > ext(2, 0) - W) glued_copies = 1                    ! to block 1's x ghosts
+    if (b == 0 .and. y > ext(2, 0) - W .and. near_x_end) glued_copies = glued_copies + 1  ! their corners
     if (b == 1 .and. x > ext(1, 1) - W) glued_copies = glued_copies + 1      ! to block 0's y ghosts
-    if (b == 1 .and. (y <= W .or. y > ext(2, 1) - W)) glued_copies = glued_copies + 1  ! periodic
+    if (b == 1 .and. x > ext(1, 1) - W .and. near_y_end) glued_copies = glued_copies + 1  ! their corners
+    if (b == 1 .and. near_y_end) glued_copies = glued_copies + 1             ! periodic
   end function
 
   integer function global_sum(n)
@@ -329,7 +339,10 @@ contains
     call expect(multiples, 'every owned cell: its code times its copies, at least the glued ones')
     call expect(exact, 'on one rank, exactly the glued copies')
     call expect(global_sum(copies) == global_sum(filled), 'accumulation conserves: one term per filled ghost')
-    if (nranks == 1) call expect(filled == 8 * W + 8 * W + 5 * W + 5 * W, 'one rank fills the glued ghosts only')
+    ! The glued faces' ghosts, and 4 corners of W x W: block 0's beyond its y face and either x
+    ! end, block 1's beyond its x face and either y end.
+    if (nranks == 1) call expect(filled == 8 * W + 8 * W + 5 * W + 5 * W + 4 * W * W, &
+                                 'one rank fills the glued ghosts only')
     call tessera_multiblock_array_accumulate_ghosts(a, 99, status=s)
     call expect_error(s, TESSERA_ERR_INVALID_ARGUMENT, 'op', 'an operation that is not one')
     call tessera_free(a)

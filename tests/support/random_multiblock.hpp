@@ -80,4 +80,61 @@ MultiblockSetup<N> random_setup(std::mt19937_64& rng, int ranks, index_t max_ext
   return s;
 }
 
+/// A torus of 2^N blocks: the periodic cube [0, 2n)^N cut in half along every axis, block b the
+/// half-cube at corner bits b (bit d set: the upper half along d), stored through a random
+/// orientation (block positions = `to_block[b]` of torus positions), each block's upper face of
+/// every torus axis glued to the lower face of its neighbour along it (across the period for the
+/// upper halves). Every vertex is regular (2^N blocks meet there), so every ghost cell of every
+/// block, corners and 3-D edges too, has exactly one source: the torus cell its position wraps to.
+template <std::size_t N>
+struct Torus {
+  index_t n = 0;
+  std::vector<OrientedMap<N>> to_block;  ///< torus positions -> block b's positions
+  std::vector<Box<N>> boxes;             ///< block b's box
+  std::vector<BlockInterface<N>> interfaces;
+
+  /// The torus cell of block b's position p (inside the block or beyond it).
+  [[nodiscard]] Point<N> torus_cell(std::size_t b, const Point<N>& p) const {
+    Point<N> q = to_block[b].inverse().map(p);
+    for (std::size_t d = 0; d < N; ++d) q[d] = ((q[d] % (2 * n)) + 2 * n) % (2 * n);
+    return q;
+  }
+  /// The block holding torus cell q, and q in its positions.
+  [[nodiscard]] std::pair<std::size_t, Point<N>> holder(const Point<N>& q) const {
+    std::size_t b = 0;
+    for (std::size_t d = 0; d < N; ++d)
+      if (q[d] >= n) b |= std::size_t{1} << d;
+    return {b, to_block[b].map(q)};
+  }
+};
+
+template <std::size_t N>
+Torus<N> make_torus(std::mt19937_64& rng, index_t n) {
+  const auto all = all_orientations<N>();
+  Torus<N> t;
+  t.n = n;
+  std::vector<Orientation<N>> turn;
+  for (std::size_t b = 0; b < (std::size_t{1} << N); ++b) {
+    Box<N> part, box;
+    for (std::size_t d = 0; d < N; ++d) {
+      part.lo[d] = ((b >> d) & 1U) != 0 ? n : 0;
+      part.hi[d] = part.lo[d] + n;
+      box.lo[d] = static_cast<index_t>(rng() % 11) - 5;  // a cube: every orientation fits
+      box.hi[d] = box.lo[d] + n;
+    }
+    turn.push_back(all[rng() % all.size()]);
+    t.to_block.push_back(OrientedMap<N>::onto(turn.back(), part, box));
+    t.boxes.push_back(box);
+  }
+  for (std::size_t b = 0; b < t.boxes.size(); ++b)
+    for (std::size_t d = 0; d < N; ++d) {
+      const std::size_t next = b ^ (std::size_t{1} << d);  // the neighbour above along d (mod the period)
+      const std::size_t axis_a = turn[b].image_axis(d), axis_b = turn[next].image_axis(d);
+      t.interfaces.push_back({{b, axis_a, !turn[b].flipped(axis_a), {}},
+                              {next, axis_b, turn[next].flipped(axis_b), {}},
+                              turn[next].inverse().then(turn[b])});
+    }
+  return t;
+}
+
 }  // namespace tessera::testing

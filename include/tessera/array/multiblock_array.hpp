@@ -132,7 +132,8 @@ class MultiblockArray {
   }
 
   /// Collective: fills every ghost — each block's from its own cells, across interfaces from the
-  /// glued block with the orientation applied — with one cached schedule and one kept mover
+  /// glued block with the orientation applied, block corners and edges across two or three
+  /// interfaces (plan/multiblock_plan.hpp says which) — with one cached schedule and one kept mover
   /// (`begin_update_ghosts` then `end_update_ghosts`). Throws `Error(invalid_argument)` if the
   /// domain was redistributed away from the layout or an update is in flight.
   void update_ghosts() {
@@ -179,7 +180,7 @@ class MultiblockArray {
   /// Collective: the reverse of `update_ghosts`: every ghost that an update fills is combined with
   /// `op` into the cell it mirrors — in its own block, or across an interface through the inverse
   /// orientation (KeLP's accumulate; finite-volume fluxes or particle deposits that cross a block
-  /// face). Ghosts an update leaves alone (block corners, beyond a thinner block, over a hole) are
+  /// face). Ghosts an update leaves alone (beyond walls, beyond a thinner block, over a hole) are
   /// not read; ghosts are not changed. One cached schedule (the ghost schedule reversed) and one
   /// kept mover per element type and `op`. Throws `Error(invalid_argument)` as `begin_update_ghosts`.
   void accumulate_ghosts(CombineOp op = CombineOp::add) {

@@ -151,6 +151,11 @@ struct OrientedMap {
   }
   /// The map that undoes this one.
   [[nodiscard]] OrientedMap inverse() const { return {orientation.inverse(), to, from}; }
+  /// `then(after)`: first this map, then `after` (`after.map(map(x))`): a path across two
+  /// interfaces of a multiblock domain as one map.
+  [[nodiscard]] OrientedMap then(const OrientedMap& after) const {
+    return {orientation.then(after.orientation), from, after.map(to)};
+  }
   /// The map that sends box `from_box` onto box `to_box` under `o` (their extents must agree
   /// under the permutation; the caller checks).
   [[nodiscard]] static OrientedMap onto(const Orientation<N>& o, const Box<N>& from_box, const Box<N>& to_box) {

@@ -113,8 +113,8 @@ template <std::size_t N>
 }
 }  // namespace detail
 
-/// The copies of a section move that involve `rank` (interface copies with side 0 between strided
-/// sections: the caller orients destinations with `o`), canonically ordered. Worked out in point
+/// The copies of a section move that involve `rank` (interface copies with side 0 and orientation
+/// `o` between strided sections), canonically ordered. Worked out in point
 /// numbers: the orientation lays the source's numbers onto the destination's, and each box of the
 /// embedded set holds a box of numbers of either section.
 template <std::size_t N>
@@ -133,7 +133,7 @@ template <std::size_t N>
   const auto copy = [&](int src_rank, const Box<N>& numbers, std::size_t src_box, int dst_rank, std::size_t dst_box) {
     out.push_back({src_rank, detail::section_cells(numbers, from, src.stride), set.patch_of(src_box),
                    dst_rank, detail::section_cells(map.map(numbers), to, dst.stride), set.patch_of(dst_box),
-                   0});
+                   0, o});
   };
   for (std::size_t j : set.boxes_of(rank)) {  // receives: my destination cells, from whoever holds their source
     const Box<N> wanted = back.map(in_dst(set.box(j)));
@@ -188,8 +188,7 @@ template <std::size_t N>
     const auto src_layout = StorageLayout<N>::make(mb.embedded(), rank, src_ghosts);
     const auto dst_layout = StorageLayout<N>::make(mb.embedded(), rank, dst_ghosts);
     Schedule s;
-    detail::append_oriented_copies(s, section_move_copies(mb, src, dst, o, rank), src_layout, dst_layout, rank,
-                                   [&](const auto&) { return o; });
+    detail::append_oriented_copies(s, section_move_copies(mb, src, dst, o, rank), src_layout, dst_layout, rank);
     return s;
   });
 }

@@ -38,9 +38,18 @@ void expect_both_sides_agree(int ranks, CopiesOf&& copies_of) {
     }
 }
 
+/// How many axes p lies outside `box` along.
+template <std::size_t N>
+int axes_outside(const Box<N>& box, const Point<N>& p) {
+  int n = 0;
+  for (std::size_t d = 0; d < N; ++d) n += p[d] < box.lo[d] || p[d] >= box.hi[d] ? 1 : 0;
+  return n;
+}
+
 template <std::size_t N>
 void interface_plans_agree(std::uint64_t seed, int cases, index_t max_extent) {
   std::mt19937_64 rng(seed);
+  long corner_cells = 0;  // ghosts beyond two faces or more that some path filled (the test must meet them)
   for (int k = 0; k < cases; ++k) {
     const int ranks = 2 + static_cast<int>(rng() % 7);
     const MultiblockSetup<N> s = random_setup<N>(rng, ranks, max_extent, 4);
@@ -55,7 +64,9 @@ void interface_plans_agree(std::uint64_t seed, int cases, index_t max_extent) {
         if (c.dst_rank != r) continue;
         EXPECT_EQ(volume(c.src), volume(c.dst));
         for_each_point(c.dst, [&](const Point<N>& p) {
-          EXPECT_FALSE(contains(mb.embedded_box(mb.sides()[c.side].ghost_block), p));
+          const Box<N> home = mb.embedded_box(mb.sides()[c.side].ghost_block);
+          EXPECT_FALSE(contains(home, p));
+          corner_cells += axes_outside(home, p) >= 2 ? 1 : 0;
           std::vector<index_t> key;
           for (std::size_t d = 0; d < N; ++d) key.push_back(p[d]);
           EXPECT_TRUE(written.insert({c.dst_patch, key}).second) << "cell " << p << " written twice";
@@ -63,7 +74,66 @@ void interface_plans_agree(std::uint64_t seed, int cases, index_t max_extent) {
       }
     }
   }
+  EXPECT_GT(corner_cells, 0);
 }
+
+/// Tori of 2^N blocks in random orientations (tests/support/random_multiblock.hpp), every block
+/// distributed at random over 1-8 simulated ranks, ghosts 1-2 wide with corners: the copies into
+/// each rank's patches fill every ghost cell outside its block exactly once — corners and 3-D edges
+/// through two or three interfaces — each from the torus cell the ghost's position wraps to, the
+/// source's offsets laid on the ghost's by the copy's orientation; both sides of every pair agree.
+template <std::size_t N>
+void torus_ghosts_come_from_the_cells_they_wrap_to(std::uint64_t seed, int cases) {
+  std::mt19937_64 rng(seed);
+  long beyond_two = 0;
+  for (int k = 0; k < cases; ++k) {
+    const int ranks = 1 + static_cast<int>(rng() % 8);
+    const index_t width = 1 + static_cast<index_t>(rng() % 2);
+    const Torus<N> torus = make_torus<N>(rng, 2 + static_cast<index_t>(rng() % 4));
+    std::vector<Distribution<N>> blocks;
+    for (const Box<N>& box : torus.boxes) blocks.push_back(random_distribution<N>(rng, box, ranks, rng() % 2 == 0));
+    const MultiblockLayout<N> mb(blocks, torus.interfaces, 2);
+    const GhostSpec<N> g = ghosts<N>(width);
+    SCOPED_TRACE(::testing::Message() << "case " << k << ", " << ranks << " ranks, n = " << torus.n << ", " << g);
+    expect_both_sides_agree<N>(ranks, [&](int r) { return interface_copies(mb, g, r); });
+    const BoxSet<N>& set = mb.embedded_set();
+    for (int r = 0; r < ranks; ++r) {
+      std::map<int, std::size_t> box_of_patch;
+      for (std::size_t c : set.boxes_of(r)) box_of_patch[set.patch_of(c)] = c;
+      std::map<std::pair<int, std::vector<index_t>>, int> written;
+      for (const auto& c : interface_copies(mb, g, r)) {
+        if (c.dst_rank != r) continue;
+        const std::size_t to = mb.block_of_box(box_of_patch.at(c.dst_patch));
+        const std::size_t from = mb.block_at(c.src.lo);
+        const auto lay = OrientedMap<N>::onto(c.orientation, c.src, c.dst);
+        ASSERT_EQ(lay.map(c.src), c.dst);
+        for_each_point(c.src, [&](const Point<N>& x) {
+          const Point<N> y = lay.map(x);
+          const Point<N> p = y - mb.offset(to), q = x - mb.offset(from);
+          ASSERT_EQ(torus.torus_cell(to, p), torus.torus_cell(from, q)) << "ghost " << p << " of block " << to;
+          std::vector<index_t> key(y.coord.begin(), y.coord.end());
+          ++written[{c.dst_patch, key}];
+        });
+      }
+      for (const auto& [patch, c] : box_of_patch) {
+        const Box<N> home = mb.embedded_box(mb.block_of_box(c));
+        for_each_point(grow(set.box(c), g.lower, g.upper), [&](const Point<N>& y) {
+          if (contains(home, y)) return;
+          std::vector<index_t> key(y.coord.begin(), y.coord.end());
+          const auto it = written.find({patch, key});
+          ASSERT_TRUE(it != written.end() && it->second == 1)
+              << "ghost " << y << " of rank " << r << "'s patch " << patch << " written "
+              << (it == written.end() ? 0 : it->second) << " times";
+          beyond_two += axes_outside(home, y) >= 2 ? 1 : 0;
+        });
+      }
+    }
+  }
+  EXPECT_GT(beyond_two, cases);
+}
+
+TEST(MultiblockPlan, TorusGhostsComeFromTheCellsTheyWrapTo2D) { torus_ghosts_come_from_the_cells_they_wrap_to<2>(800, 30); }
+TEST(MultiblockPlan, TorusGhostsComeFromTheCellsTheyWrapTo3D) { torus_ghosts_come_from_the_cells_they_wrap_to<3>(900, 12); }
 
 TEST(MultiblockPlan, BothSidesOfEveryPairListTheSameInterfaceCopies2D) { interface_plans_agree<2>(500, 40, 8); }
 TEST(MultiblockPlan, BothSidesOfEveryPairListTheSameInterfaceCopies3D) { interface_plans_agree<3>(600, 20, 5); }
