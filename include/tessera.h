@@ -334,6 +334,7 @@ tessera_status tessera_dist_free(tessera_dist* dist);
 typedef enum tessera_box_assignment {
   TESSERA_ASSIGN_KNAPSACK = 0, /**< the heaviest box first, each to the least loaded rank */
   TESSERA_ASSIGN_MORTON = 1,   /**< Morton order of the box centres, cut into runs of equal weight */
+  TESSERA_ASSIGN_HILBERT = 2,  /**< Hilbert order of the box centres, cut the same way (box sets only, not a balancer target) */
   /* Not values (see tessera_dim_kind). */
   TESSERA_BOX_ASSIGNMENT_MIN_ENUM_ = -0x7FFFFFFF - 1,
   TESSERA_BOX_ASSIGNMENT_MAX_ENUM_ = 0x7FFFFFFF

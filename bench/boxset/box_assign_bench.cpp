@@ -1,5 +1,6 @@
 // Box assignment at scale (issue 16): greedy knapsack (tessera::assign_knapsack) against the
-// space-filling curve (tessera::assign_morton) for about 10^6 boxes over 10^4 simulated ranks. No
+// space-filling curves (tessera::assign_morton, tessera::assign_hilbert) for about 10^6 boxes over
+// 10^4 simulated ranks. No
 // communication is involved (every rank would compute the same owners); the driver runs on one rank
 // and every rank of a larger job repeats the same work.
 //
@@ -9,7 +10,7 @@
 //
 // Records per policy (op "box-assign", case "<policy>-<boxes>boxes-<ranks>ranks"):
 //  - median_s: seconds per assignment (the policy call alone, not the BoxSet built from it); the
-//    two policies alternate (support/bench_timing.hpp). No anchor: both are tessera's, and neither
+//    policies alternate (support/bench_timing.hpp). No anchor: both are tessera's, and neither
 //    is the other's reference (anchor null).
 //  - max_over_mean: the heaviest simulated rank's cells over the mean (1 is perfect).
 //  - halo_cells: ghost cells of width 1 (corners too, not periodic) that a box receives from a box
@@ -18,7 +19,7 @@
 //    messages of a halo exchange, halved.
 // The last three from tessera::assignment_quality (through a BoxIndex). Checks, aborting on failure:
 // every owner a rank in range, the knapsack's heaviest load at most the mean plus the heaviest box
-// (its guarantee), and every rank's Morton run within one heaviest box of the mean.
+// (its guarantee), and every rank's Morton and Hilbert run within one heaviest box of the mean.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -94,7 +95,7 @@ void check_loads(const std::vector<Box<2>>& boxes, const std::vector<int>& owner
 int main(int argc, char** argv) {
   tessera::Environment env(argc, argv);
   const tessera::Communicator& world = env.world();
-  CLI::App app{"Box assignment at scale: knapsack against Morton order, time and quality"};
+  CLI::App app{"Box assignment at scale: knapsack against Morton and Hilbert order, time and quality"};
   std::vector<std::size_t> counts{1000000};
   int per_rank = 100, reps = 5, warmup = 1;
   std::string json;
@@ -120,17 +121,20 @@ int main(int argc, char** argv) {
   for (const std::size_t count : counts) {
     const auto boxes = lattice(count);
     const int ranks = std::max(1, static_cast<int>(boxes.size() / static_cast<std::size_t>(per_rank)));
-    std::vector<int> knapsack, morton;
+    std::vector<int> knapsack, morton, hilbert;
     const auto t = tessera::bench::time_alternating(
         world.raw(),
-        {[&] { knapsack = tessera::assign_knapsack<2>(boxes, ranks); }, [&] { morton = tessera::assign_morton<2>(boxes, ranks); }},
+        {[&] { knapsack = tessera::assign_knapsack<2>(boxes, ranks); }, [&] { morton = tessera::assign_morton<2>(boxes, ranks); },
+         [&] { hilbert = tessera::assign_hilbert<2>(boxes, ranks); }},
         warmup, reps);
     double heaviest = 0;
     for (const auto& b : boxes) heaviest = std::max(heaviest, static_cast<double>(volume(b)));
     check_loads(boxes, knapsack, ranks, std::numeric_limits<double>::infinity(), heaviest, "knapsack");
     check_loads(boxes, morton, ranks, heaviest, heaviest, "morton");
+    check_loads(boxes, hilbert, ranks, heaviest, heaviest, "hilbert");
     const std::string tail = "-" + std::to_string(boxes.size()) + "boxes-" + std::to_string(ranks) + "ranks";
-    const std::vector<std::pair<std::string, const std::vector<int>*>> policies{{"knapsack", &knapsack}, {"morton", &morton}};
+    const std::vector<std::pair<std::string, const std::vector<int>*>> policies{{"knapsack", &knapsack}, {"morton", &morton},
+                                                                                {"hilbert", &hilbert}};
     for (std::size_t p = 0; p < policies.size(); ++p) {
       const auto& [policy, owners] = policies[p];
       const auto q = tessera::assignment_quality<2>(boxes, *owners, ranks);

@@ -72,13 +72,14 @@ tessera::GhostSpec<N> ghost_spec_of(const std::vector<tessera::index_t>& lower,
   return out;
 }
 
-/// A box assignment policy by name, "knapsack" or "morton"; `Error(invalid_argument)` naming
+/// A box assignment policy by name, "knapsack", "morton" or "hilbert"; `Error(invalid_argument)` naming
 /// `where` and `argument` for any other.
 [[nodiscard]] inline tessera::BoxAssignment box_assignment_of(const std::string& policy, const char* where,
                                                               const char* argument) {
   if (policy == "knapsack") return tessera::BoxAssignment::knapsack;
   if (policy == "morton") return tessera::BoxAssignment::morton;
-  tessera::fail_argument(where, argument, policy, "must be 'knapsack' or 'morton'");
+  if (policy == "hilbert") return tessera::BoxAssignment::hilbert;
+  tessera::fail_argument(where, argument, policy, "must be 'knapsack', 'morton' or 'hilbert'");
 }
 
 /// Calls f(std::integral_constant<std::size_t, N>{}) for n = N in 1..3, the dimensions the module

@@ -97,9 +97,9 @@ def box_set(boxes, owners, domain=None, comm=None, size=None):
 
 
 def assign_boxes(boxes, policy="knapsack", weights=None, comm=None, size=None):
-    """One owner per box by `policy`: "knapsack" (heaviest box first, to the least loaded rank) or
-    "morton" (Morton order of the centres, cut into runs of equal weight); `weights` one per box,
-    None for the cell counts. Deterministic."""
+    """One owner per box by `policy`: "knapsack" (heaviest box first, to the least loaded rank),
+    "morton" (Morton order of the centres, cut into runs of equal weight) or "hilbert" (the same
+    along the Hilbert curve); `weights` one per box, None for the cell counts. Deterministic."""
     return _tessera._assign_boxes([(list(b[0]), list(b[1])) for b in boxes], _comm_size(comm, size), policy,
                                   list(weights or []))
 

@@ -14,7 +14,7 @@ def image():
     return (10 * i + j + 1).astype(np.float64)
 
 
-@pytest.mark.parametrize("policy", ["knapsack", "morton"])
+@pytest.mark.parametrize("policy", ["knapsack", "morton", "hilbert"])
 def test_l_shape_with_a_hole(comm, policy):
     owners = tessera.assign_boxes(BOXES, policy)
     assert all(0 <= o < comm.Get_size() for o in owners)

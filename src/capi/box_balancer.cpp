@@ -31,7 +31,7 @@ BoxBalancerOptions to_options(const tessera_box_balancer_options* o) {
       break;
     default:
       fail_c(TESSERA_ERR_INVALID_ARGUMENT, "argument 'options->target' = ", static_cast<int>(o->target),
-             " is not a tessera_box_assignment");
+             " is not a balancer target (TESSERA_ASSIGN_KNAPSACK or TESSERA_ASSIGN_MORTON)");
   }
   out.relabel = o->relabel != 0;
   out.max_bytes_per_step = o->max_bytes_per_step;

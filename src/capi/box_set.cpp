@@ -25,6 +25,7 @@ BoxAssignment to_assignment(tessera_box_assignment policy) {
   switch (policy) {
     case TESSERA_ASSIGN_KNAPSACK: return BoxAssignment::knapsack;
     case TESSERA_ASSIGN_MORTON: return BoxAssignment::morton;
+    case TESSERA_ASSIGN_HILBERT: return BoxAssignment::hilbert;
     default:
       fail_c(TESSERA_ERR_INVALID_ARGUMENT, "argument 'policy' = ", static_cast<int>(policy),
              " is not a tessera_box_assignment");

@@ -10,7 +10,7 @@
 namespace tessera::detail {
 namespace {
 
-constexpr std::string_view kPolicyList = "knapsack and morton";
+constexpr std::string_view kPolicyList = "knapsack, morton and hilbert";
 
 /// True if the boxes a and b share a cell (each non-empty).
 bool overlap(const SpecBox& a, const SpecBox& b) noexcept {
@@ -95,13 +95,15 @@ void parse_box_assignment(const SpecReader& reader, Span field, Span value, Spec
   if (at != std::string_view::npos) {
     policy.end = value.begin + at;
     spec.grid_ranks = reader.integer({policy.end + 1, value.end}, 1, spec_limits::max_ranks, "a rank count");
-    if (policy.empty()) reader.fail_at(field, "needs a policy before '@' (knapsack or morton)");
+    if (policy.empty()) reader.fail_at(field, "needs a policy before '@' (knapsack, morton or hilbert)");
   }
   const Span name{policy.begin, reader.name_end(policy)};
   if (reader.view(name) == "knapsack") {
     spec.assignment = SpecAssignment::knapsack;
   } else if (reader.view(name) == "morton") {
     spec.assignment = SpecAssignment::morton;
+  } else if (reader.view(name) == "hilbert") {
+    spec.assignment = SpecAssignment::hilbert;
   } else if (reader.view(name) == "chop") {
     reader.fail_at(name, "is an option of a policy: knapsack(chop=16x16) or morton(chop=16x16)");
   } else {

@@ -123,7 +123,9 @@ std::string spec_text(const SpecBox& box) {
 
 std::string spec_assignment_text(const Spec& spec) {
   std::ostringstream out;
-  out << (spec.assignment == SpecAssignment::knapsack ? "knapsack" : "morton");
+  out << (spec.assignment == SpecAssignment::knapsack ? "knapsack"
+          : spec.assignment == SpecAssignment::morton ? "morton"
+                                                      : "hilbert");
   if (!spec.chop.empty()) {
     out << "(chop=";
     for (std::size_t d = 0; d < spec.chop.size(); ++d) out << (d ? "x" : "") << spec.chop[d];

@@ -34,6 +34,7 @@ namespace tessera {
 enum class BoxAssignment {
   knapsack,  ///< greedy knapsack: heaviest box first, to the least loaded rank
   morton,    ///< Morton order of the box centres, cut into runs of about equal weight
+  hilbert,   ///< Hilbert order of the box centres, cut the same way (runs without Morton's jumps)
 };
 
 namespace detail {
@@ -84,6 +85,73 @@ std::uint64_t morton_code(const Box<N>& b, const Box<N>& bounds, int shift_bits)
   for (int level = bits - 1; level >= 0; --level)
     for (std::size_t d = 0; d < N; ++d) code = (code << 1) | ((q[d] >> level) & 1U);
   return code;
+}
+
+/// The Hilbert index of a box's centre, on the same grid of doubled centres as `morton_code`:
+/// Skilling's transform ("Programming the Hilbert curve", AIP Conf. Proc. 707, 2004) turns the
+/// coordinates into the curve's transposed index, whose bits interleave as Morton's do. Cells next
+/// to each other on the curve are next to each other in space (Morton's curve jumps), so the runs
+/// it is cut into are more compact.
+template <std::size_t N>
+std::uint64_t hilbert_code(const Box<N>& b, const Box<N>& bounds, int shift_bits) {
+  constexpr int bits = 62 / static_cast<int>(N);
+  std::array<std::uint64_t, N> x{};
+  for (std::size_t d = 0; d < N; ++d)
+    x[d] = static_cast<std::uint64_t>((b.lo[d] + b.hi[d]) - 2 * bounds.lo[d]) >> shift_bits;
+  // Inverse undo: from the top level down, reflect or exchange the lower bits.
+  for (std::uint64_t q = std::uint64_t{1} << (bits - 1); q > 1; q >>= 1) {
+    const std::uint64_t p = q - 1;
+    for (std::size_t d = 0; d < N; ++d) {
+      if ((x[d] & q) != 0) {
+        x[0] ^= p;
+      } else {
+        const std::uint64_t t = (x[0] ^ x[d]) & p;
+        x[0] ^= t;
+        x[d] ^= t;
+      }
+    }
+  }
+  // Gray encode.
+  for (std::size_t d = 1; d < N; ++d) x[d] ^= x[d - 1];
+  std::uint64_t t = 0;
+  for (std::uint64_t q = std::uint64_t{1} << (bits - 1); q > 1; q >>= 1)
+    if ((x[N - 1] & q) != 0) t ^= q - 1;
+  for (std::size_t d = 0; d < N; ++d) x[d] ^= t;
+  std::uint64_t code = 0;
+  for (int level = bits - 1; level >= 0; --level)
+    for (std::size_t d = 0; d < N; ++d) code = (code << 1) | ((x[d] >> level) & 1U);
+  return code;
+}
+
+/// Boxes sorted by `code_of(box, bounds, shift_bits)` of their centres (ties: lower index first),
+/// the curve cut into `comm_size` runs of about equal weight (see `assign_morton`).
+template <std::size_t N, class CodeOf>
+std::vector<int> assign_along_curve(const char* where, std::span<const Box<N>> boxes, int comm_size,
+                                    std::span<const double> weights, CodeOf&& code_of) {
+  check_rank_count(where, comm_size);
+  const auto w = box_weights<N>(where, boxes, weights);
+  Box<N> bounds;
+  bool first = true;
+  for (const auto& b : boxes)
+    if (!b.empty()) bounds = first ? b : bounding_box(bounds, b), first = false;
+  // Doubled coordinates span up to 2 * extent: keep the top 62 / N bits of them.
+  int shift_bits = 0;
+  for (std::size_t d = 0; d < N; ++d)
+    while ((static_cast<std::uint64_t>(2 * extent(bounds, d)) >> shift_bits) >= (std::uint64_t{1} << (62 / N))) ++shift_bits;
+  std::vector<std::pair<std::uint64_t, std::size_t>> keyed(boxes.size());
+  for (std::size_t i = 0; i < boxes.size(); ++i) keyed[i] = {code_of(boxes[i], bounds, shift_bits), i};
+  std::sort(keyed.begin(), keyed.end());
+  const double total = std::accumulate(w.begin(), w.end(), 0.0);
+  std::vector<int> owners(boxes.size());
+  double before = 0;
+  for (std::size_t k = 0; k < keyed.size(); ++k) {
+    const std::size_t i = keyed[k].second;
+    // Zero total weight: spread by position along the curve instead.
+    const double at = total > 0 ? (before + w[i] / 2) / total : (static_cast<double>(k) + 0.5) / static_cast<double>(keyed.size());
+    owners[i] = std::min(comm_size - 1, static_cast<int>(at * comm_size));
+    before += w[i];
+  }
+  return owners;
 }
 
 }  // namespace detail
@@ -154,39 +222,33 @@ template <std::size_t N>
 template <std::size_t N>
 [[nodiscard]] std::vector<int> assign_morton(std::span<const Box<N>> boxes, int comm_size,
                                              std::span<const double> weights = {}) {
-  constexpr const char* where = "assign_morton";
-  detail::check_rank_count(where, comm_size);
-  const auto w = detail::box_weights<N>(where, boxes, weights);
-  Box<N> bounds;
-  bool first = true;
-  for (const auto& b : boxes)
-    if (!b.empty()) bounds = first ? b : bounding_box(bounds, b), first = false;
-  // Doubled coordinates span up to 2 * extent: keep the top 62 / N bits of them.
-  int shift_bits = 0;
-  for (std::size_t d = 0; d < N; ++d)
-    while ((static_cast<std::uint64_t>(2 * extent(bounds, d)) >> shift_bits) >= (std::uint64_t{1} << (62 / N))) ++shift_bits;
-  std::vector<std::pair<std::uint64_t, std::size_t>> keyed(boxes.size());
-  for (std::size_t i = 0; i < boxes.size(); ++i) keyed[i] = {detail::morton_code(boxes[i], bounds, shift_bits), i};
-  std::sort(keyed.begin(), keyed.end());
-  const double total = std::accumulate(w.begin(), w.end(), 0.0);
-  std::vector<int> owners(boxes.size());
-  double before = 0;
-  for (std::size_t k = 0; k < keyed.size(); ++k) {
-    const std::size_t i = keyed[k].second;
-    // Zero total weight: spread by position along the curve instead.
-    const double at = total > 0 ? (before + w[i] / 2) / total : (static_cast<double>(k) + 0.5) / static_cast<double>(keyed.size());
-    owners[i] = std::min(comm_size - 1, static_cast<int>(at * comm_size));
-    before += w[i];
-  }
-  return owners;
+  return detail::assign_along_curve<N>("assign_morton", boxes, comm_size, weights,
+                                       [](const Box<N>& b, const Box<N>& bounds, int shift) {
+                                         return detail::morton_code<N>(b, bounds, shift);
+                                       });
+}
+
+/// The same along the Hilbert curve (`detail::hilbert_code`): consecutive boxes on the curve are
+/// neighbours in space, so each rank's run is one connected stretch where boxes tile the domain.
+template <std::size_t N>
+[[nodiscard]] std::vector<int> assign_hilbert(std::span<const Box<N>> boxes, int comm_size,
+                                              std::span<const double> weights = {}) {
+  return detail::assign_along_curve<N>("assign_hilbert", boxes, comm_size, weights,
+                                       [](const Box<N>& b, const Box<N>& bounds, int shift) {
+                                         return detail::hilbert_code<N>(b, bounds, shift);
+                                       });
 }
 
 /// The owners `policy` gives `boxes` over `comm_size` ranks.
 template <std::size_t N>
 [[nodiscard]] std::vector<int> assign_boxes(std::span<const Box<N>> boxes, int comm_size, BoxAssignment policy,
                                             std::span<const double> weights = {}) {
-  return policy == BoxAssignment::knapsack ? assign_knapsack<N>(boxes, comm_size, weights)
-                                           : assign_morton<N>(boxes, comm_size, weights);
+  switch (policy) {
+    case BoxAssignment::knapsack: return assign_knapsack<N>(boxes, comm_size, weights);
+    case BoxAssignment::morton: return assign_morton<N>(boxes, comm_size, weights);
+    case BoxAssignment::hilbert: return assign_hilbert<N>(boxes, comm_size, weights);
+  }
+  fail_argument("assign_boxes", "policy", static_cast<int>(policy), "is not a BoxAssignment");
 }
 
 /// The box set of `boxes` over `comm_size` ranks with owners from `policy`, in the domain of their

@@ -80,6 +80,7 @@ enum class SpecAssignment {
   given,     ///< each box names its owner (`@R`)
   knapsack,  ///< `assign=knapsack`: `BoxAssignment::knapsack`
   morton,    ///< `assign=morton`: `BoxAssignment::morton`
+  hilbert,   ///< `assign=hilbert`: `BoxAssignment::hilbert`
 };
 
 /// A parsed specification: the domain, the grid, the per-dimension distributions, the order and
@@ -191,8 +192,10 @@ Distribution<N> spec_box_set_distribution(const Spec& spec, const Box<N>& domain
         for (std::size_t d = 0; d < N; ++d) max_extent[d] = spec.chop[d];
         boxes = chop_boxes(boxes, max_extent);
       }
-      owners = assign_boxes<N>(boxes, ranks,
-                               spec.assignment == SpecAssignment::knapsack ? BoxAssignment::knapsack : BoxAssignment::morton);
+      const BoxAssignment policy = spec.assignment == SpecAssignment::knapsack ? BoxAssignment::knapsack
+                                   : spec.assignment == SpecAssignment::morton ? BoxAssignment::morton
+                                                                               : BoxAssignment::hilbert;
+      owners = assign_boxes<N>(boxes, ranks, policy);
     }
     return Distribution<N>::from_box_set(BoxSet<N>(domain, std::move(boxes), std::move(owners), comm_size));
   } catch (const Error& e) {

@@ -113,7 +113,7 @@ class CApiBoxSet : public CApiTest {
 };
 
 TEST_F(CApiBoxSet, LShapeWithAHoleUpdatesGhostsAcrossBoxes) {
-  for (const tessera_box_assignment policy : {TESSERA_ASSIGN_KNAPSACK, TESSERA_ASSIGN_MORTON}) {
+  for (const tessera_box_assignment policy : {TESSERA_ASSIGN_KNAPSACK, TESSERA_ASSIGN_MORTON, TESSERA_ASSIGN_HILBERT}) {
     SCOPED_TRACE(::testing::Message() << "policy " << policy);
     int owners[kCount];
     ASSERT_OK(tessera_assign_boxes(2, size, kBoxes, kCount, policy, nullptr, owners));

@@ -1,6 +1,7 @@
 // Assignment policies and chopping against brute force: chopped pieces tile the boxes within the
 // size limit; knapsack equals a plain re-implementation and keeps the greedy bound; Morton runs are
-// contiguous along an independently computed curve and hold about equal weight.
+// contiguous along an independently computed curve and hold about equal weight; the Hilbert order
+// steps to a face neighbour every time on a full grid, and its runs are contiguous and balanced.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -129,6 +130,69 @@ TYPED_TEST(BoxAssignmentTest, MortonRunsFollowTheCurveWithEqualWeight) {
   }
 }
 
+// The Hilbert code, checked without the assignment: unit boxes tiling a 2^k grid (offset from the
+// origin), sorted by their codes, are all different and each is a face neighbour of the one before
+// (exactly one axis changes, by one) — the curve's defining property, which Morton's order lacks.
+TYPED_TEST(BoxAssignmentTest, HilbertOrderStepsToAFaceNeighbourEveryTime) {
+  constexpr std::size_t N = TypeParam::value;
+  const index_t side = N == 1 ? 64 : N == 2 ? 16 : 8;
+  const Point<N> corner = Point<N>::filled(-5);
+  std::vector<Box<N>> cells;
+  for_each_point(Box<N>(Point<N>::filled(0), Point<N>::filled(side)), [&](const Point<N>& p) {
+    cells.push_back(Box<N>(p + corner, p + corner + Point<N>::filled(1)));
+  });
+  const Box<N> bounds(corner, corner + Point<N>::filled(side));
+  std::vector<std::pair<std::uint64_t, std::size_t>> curve;
+  for (std::size_t i = 0; i < cells.size(); ++i) curve.emplace_back(detail::hilbert_code<N>(cells[i], bounds, 0), i);
+  std::sort(curve.begin(), curve.end());
+  int morton_jumps = 0;
+  for (std::size_t k = 1; k < curve.size(); ++k) {
+    ASSERT_NE(curve[k - 1].first, curve[k].first);
+    index_t steps = 0;
+    for (std::size_t d = 0; d < N; ++d) steps += std::abs(cells[curve[k].second].lo[d] - cells[curve[k - 1].second].lo[d]);
+    ASSERT_EQ(steps, 1) << "step " << k << ": " << cells[curve[k - 1].second] << " -> " << cells[curve[k].second];
+  }
+  // Morton's order on the same cells jumps (except in 1-D, where both are the line).
+  std::vector<std::pair<std::uint64_t, std::size_t>> z;
+  for (std::size_t i = 0; i < cells.size(); ++i) z.emplace_back(detail::morton_code<N>(cells[i], bounds, 0), i);
+  std::sort(z.begin(), z.end());
+  for (std::size_t k = 1; k < z.size(); ++k) {
+    index_t steps = 0;
+    for (std::size_t d = 0; d < N; ++d) steps += std::abs(cells[z[k].second].lo[d] - cells[z[k - 1].second].lo[d]);
+    morton_jumps += steps > 1 ? 1 : 0;
+  }
+  EXPECT_EQ(morton_jumps > 0, N > 1);
+}
+
+TYPED_TEST(BoxAssignmentTest, HilbertRunsFollowTheCurveWithEqualWeight) {
+  constexpr std::size_t N = TypeParam::value;
+  std::mt19937_64 rng(59 + N);
+  for (int trial = 0; trial < 30; ++trial) {
+    const auto boxes = some_boxes<N>(rng);
+    if (boxes.empty()) continue;
+    const int P = 1 + static_cast<int>(rng() % 6);
+    std::vector<double> weights(boxes.size());
+    for (auto& w : weights) w = static_cast<double>(rng() % 5);  // zeros among them
+    const auto owners = assign_hilbert<N>(boxes, P, weights);
+    Box<N> bounds = boxes.front();
+    for (const auto& b : boxes) bounds = bounding_box(bounds, b);
+    std::vector<std::pair<std::uint64_t, std::size_t>> curve;
+    for (std::size_t i = 0; i < boxes.size(); ++i) curve.emplace_back(detail::hilbert_code<N>(boxes[i], bounds, 0), i);
+    std::sort(curve.begin(), curve.end());
+    std::vector<double> load(static_cast<std::size_t>(P), 0.0);
+    for (std::size_t k = 0; k < curve.size(); ++k) {
+      const std::size_t i = curve[k].second;
+      if (k > 0) {
+        EXPECT_LE(owners[curve[k - 1].second], owners[i]) << "runs not contiguous along the curve";
+      }
+      load[static_cast<std::size_t>(owners[i])] += weights[i];
+    }
+    const double total = std::accumulate(load.begin(), load.end(), 0.0);
+    for (double l : load) EXPECT_LE(l, total / P + 4.0 + 1e-9);  // + the heaviest box
+    EXPECT_EQ(make_box_set(boxes, P, BoxAssignment::hilbert, weights).owners(), owners);
+  }
+}
+
 TEST(BoxAssignment, BadWeightsAndRankCountsAreNamedErrors) {
   const std::vector<Box<2>> boxes{Box<2>({0, 0}, {2, 2}), Box<2>({2, 0}, {4, 2})};
   const std::vector<double> one{1.0}, negative{1.0, -2.0};
@@ -136,6 +200,8 @@ TEST(BoxAssignment, BadWeightsAndRankCountsAreNamedErrors) {
   EXPECT_THROW((void)assign_morton<2>(boxes, 2, negative), Error);
   EXPECT_THROW((void)assign_knapsack<2>(boxes, 0), Error);
   EXPECT_THROW((void)make_box_set(boxes, 0, BoxAssignment::morton), Error);
+  EXPECT_THROW((void)assign_hilbert<2>(boxes, 2, negative), Error);
+  EXPECT_THROW((void)make_box_set(boxes, 0, BoxAssignment::hilbert), Error);
 }
 
 }  // namespace

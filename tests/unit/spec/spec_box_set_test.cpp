@@ -46,6 +46,7 @@ TEST(SpecBoxSet, ParsesPoliciesChopAndRankCount) {
   EXPECT_EQ(s.grid_ranks, 3);
   EXPECT_EQ(s.boxes[0].owner, -1);
   EXPECT_EQ(parse_spec("domain=8 boxes=0:8 assign=knapsack").assignment, SpecAssignment::knapsack);
+  EXPECT_EQ(parse_spec("domain=8 boxes=0:8 assign=hilbert(chop=2)").assignment, SpecAssignment::hilbert);
 }
 
 TEST(SpecBoxSet, CanonicalTextAndRoundTrip) {
@@ -58,6 +59,7 @@ TEST(SpecBoxSet, CanonicalTextAndRoundTrip) {
       "domain=16x16x4 boxes=0:16x0:8x0:4 assign=morton(chop=4x4x2) ghosts=1p,faces",
       "domain=-4:4 boxes=-4:0,1:3 assign=knapsack@2 ghosts=1:2",
       "domain=10x10 boxes=2:3x2:3@1048575",
+      "domain=12x12 boxes=0:12x0:12 assign=hilbert(chop=3x3)@2",
   };
   for (const char* text : texts) {
     SCOPED_TRACE(text);
@@ -68,6 +70,7 @@ TEST(SpecBoxSet, CanonicalTextAndRoundTrip) {
   // Owners, policies and chop extents take part in ==.
   EXPECT_NE(parse_spec("domain=8 boxes=0:4@0"), parse_spec("domain=8 boxes=0:4@1"));
   EXPECT_NE(parse_spec("domain=8 boxes=0:4 assign=morton"), parse_spec("domain=8 boxes=0:4 assign=knapsack"));
+  EXPECT_NE(parse_spec("domain=8 boxes=0:4 assign=morton"), parse_spec("domain=8 boxes=0:4 assign=hilbert"));
   EXPECT_NE(parse_spec("domain=8 boxes=0:4 assign=morton"), parse_spec("domain=8 boxes=0:4 assign=morton(chop=2)"));
   EXPECT_NE(parse_spec("domain=8 boxes=0:8@0"), parse_spec("domain=8"));
 }
@@ -90,6 +93,7 @@ TEST(SpecBoxSetMapping, PoliciesAreTheLibrarysAssignments) {
   const Spec knapsack = parse_spec("domain=-2:30x20 boxes=-2:14x0:20,14:30x0:7 assign=knapsack(chop=5x6)");
   const Spec morton = parse_spec("domain=-2:30x20 boxes=-2:14x0:20,14:30x0:7 assign=morton(chop=5x6)@3");
   const Spec whole = parse_spec("domain=-2:30x20 boxes=-2:14x0:20,14:30x0:7 assign=morton");
+  const Spec hilbert = parse_spec("domain=-2:30x20 boxes=-2:14x0:20,14:30x0:7 assign=hilbert(chop=5x6)");
   const auto pieces = chop_boxes(boxes, Point<2>{5, 6});
   ASSERT_GT(pieces.size(), 10u);
   for (int comm_size : {3, 4, 7}) {
@@ -103,6 +107,8 @@ TEST(SpecBoxSetMapping, PoliciesAreTheLibrarysAssignments) {
     for (int r = 3; r < comm_size; ++r) EXPECT_EQ(dist.local_size(r), 0);
     EXPECT_EQ(to_distribution<2>(whole, comm_size),
               Distribution<2>::from_box_set(make_box_set(domain, boxes, comm_size, BoxAssignment::morton)));
+    EXPECT_EQ(to_distribution<2>(hilbert, comm_size),
+              Distribution<2>::from_box_set(make_box_set(domain, pieces, comm_size, BoxAssignment::hilbert)));
   }
   EXPECT_TRUE(to_distribution<2>(knapsack, 4).covers_domain() == false);  // [14,30)x[7,20) is a hole
 }
@@ -132,7 +138,7 @@ TEST(SpecBoxSetErrors, Parse) {
 
 TEST(SpecBoxSetErrors, Policies) {
   expect_rejected("domain=8 boxes=0:4 assign=greedy", R"~(at column 27, "greedy")~",
-                  "is not a policy; the policies are knapsack and morton");
+                  "is not a policy; the policies are knapsack, morton and hilbert");
   expect_rejected("domain=8 boxes=0:4 assign=(chop=2)", R"~(at column 27, "(chop=2)")~", "is not a policy");
   expect_rejected("domain=8 boxes=0:4 assign=chop(2)", R"~(at column 27, "chop")~", "is an option of a policy");
   expect_rejected("domain=8 boxes=0:4 assign=@2", R"~(at column 20, "assign=@2")~", "needs a policy before '@'");
