@@ -72,19 +72,35 @@ void check_owners(const char* where, const char* name, std::span<const Box<N>> b
       fail_argument(where, concat(name, "[", i, "]"), owners[i], concat("is not a rank in [0, ", comm_size, ")"));
 }
 
-/// The Morton code of a box's centre: the doubled centre (lo + hi, integral) relative to the
-/// doubled bounding box, shifted down to at most 62 / N bits per axis, bits interleaved from the
-/// most significant level down, axis 0 most significant within a level (as examples/morton_distribution).
+/// Bits per axis of the space-filling curves' codes (62 of the 64 bits in all).
 template <std::size_t N>
-std::uint64_t morton_code(const Box<N>& b, const Box<N>& bounds, int shift_bits) {
-  constexpr int bits = 62 / static_cast<int>(N);
+inline constexpr int kCurveBits = 62 / static_cast<int>(N);
+
+/// A box's doubled centre (lo + hi, integral) relative to the doubled bounding box, shifted down
+/// to at most `kCurveBits<N>` bits per axis: the grid both curves order.
+template <std::size_t N>
+std::array<std::uint64_t, N> doubled_centre(const Box<N>& b, const Box<N>& bounds, int shift_bits) {
   std::array<std::uint64_t, N> q{};
   for (std::size_t d = 0; d < N; ++d)
     q[d] = static_cast<std::uint64_t>((b.lo[d] + b.hi[d]) - 2 * bounds.lo[d]) >> shift_bits;
+  return q;
+}
+
+/// The bits of q interleaved from the most significant level down, axis 0 most significant within
+/// a level.
+template <std::size_t N>
+std::uint64_t interleave(const std::array<std::uint64_t, N>& q) {
   std::uint64_t code = 0;
-  for (int level = bits - 1; level >= 0; --level)
+  for (int level = kCurveBits<N> - 1; level >= 0; --level)
     for (std::size_t d = 0; d < N; ++d) code = (code << 1) | ((q[d] >> level) & 1U);
   return code;
+}
+
+/// The Morton code of a box's centre: its doubled centre's bits interleaved (as
+/// examples/morton_distribution).
+template <std::size_t N>
+std::uint64_t morton_code(const Box<N>& b, const Box<N>& bounds, int shift_bits) {
+  return interleave<N>(doubled_centre<N>(b, bounds, shift_bits));
 }
 
 /// The Hilbert index of a box's centre, on the same grid of doubled centres as `morton_code`:
@@ -94,12 +110,10 @@ std::uint64_t morton_code(const Box<N>& b, const Box<N>& bounds, int shift_bits)
 /// it is cut into are more compact.
 template <std::size_t N>
 std::uint64_t hilbert_code(const Box<N>& b, const Box<N>& bounds, int shift_bits) {
-  constexpr int bits = 62 / static_cast<int>(N);
-  std::array<std::uint64_t, N> x{};
-  for (std::size_t d = 0; d < N; ++d)
-    x[d] = static_cast<std::uint64_t>((b.lo[d] + b.hi[d]) - 2 * bounds.lo[d]) >> shift_bits;
+  std::array<std::uint64_t, N> x = doubled_centre<N>(b, bounds, shift_bits);
+  constexpr std::uint64_t top = std::uint64_t{1} << (kCurveBits<N> - 1);
   // Inverse undo: from the top level down, reflect or exchange the lower bits.
-  for (std::uint64_t q = std::uint64_t{1} << (bits - 1); q > 1; q >>= 1) {
+  for (std::uint64_t q = top; q > 1; q >>= 1) {
     const std::uint64_t p = q - 1;
     for (std::size_t d = 0; d < N; ++d) {
       if ((x[d] & q) != 0) {
@@ -114,30 +128,28 @@ std::uint64_t hilbert_code(const Box<N>& b, const Box<N>& bounds, int shift_bits
   // Gray encode.
   for (std::size_t d = 1; d < N; ++d) x[d] ^= x[d - 1];
   std::uint64_t t = 0;
-  for (std::uint64_t q = std::uint64_t{1} << (bits - 1); q > 1; q >>= 1)
+  for (std::uint64_t q = top; q > 1; q >>= 1)
     if ((x[N - 1] & q) != 0) t ^= q - 1;
   for (std::size_t d = 0; d < N; ++d) x[d] ^= t;
-  std::uint64_t code = 0;
-  for (int level = bits - 1; level >= 0; --level)
-    for (std::size_t d = 0; d < N; ++d) code = (code << 1) | ((x[d] >> level) & 1U);
-  return code;
+  return interleave<N>(x);
 }
 
 /// Boxes sorted by `code_of(box, bounds, shift_bits)` of their centres (ties: lower index first),
 /// the curve cut into `comm_size` runs of about equal weight (see `assign_morton`).
-template <std::size_t N, class CodeOf>
+template <std::size_t N>
 std::vector<int> assign_along_curve(const char* where, std::span<const Box<N>> boxes, int comm_size,
-                                    std::span<const double> weights, CodeOf&& code_of) {
+                                    std::span<const double> weights,
+                                    std::uint64_t (*code_of)(const Box<N>&, const Box<N>&, int)) {
   check_rank_count(where, comm_size);
   const auto w = box_weights<N>(where, boxes, weights);
   Box<N> bounds;
   bool first = true;
   for (const auto& b : boxes)
     if (!b.empty()) bounds = first ? b : bounding_box(bounds, b), first = false;
-  // Doubled coordinates span up to 2 * extent: keep the top 62 / N bits of them.
+  // Doubled coordinates span up to 2 * extent: keep the top kCurveBits<N> bits of them.
   int shift_bits = 0;
   for (std::size_t d = 0; d < N; ++d)
-    while ((static_cast<std::uint64_t>(2 * extent(bounds, d)) >> shift_bits) >= (std::uint64_t{1} << (62 / N))) ++shift_bits;
+    while ((static_cast<std::uint64_t>(2 * extent(bounds, d)) >> shift_bits) >= (std::uint64_t{1} << kCurveBits<N>)) ++shift_bits;
   std::vector<std::pair<std::uint64_t, std::size_t>> keyed(boxes.size());
   for (std::size_t i = 0; i < boxes.size(); ++i) keyed[i] = {code_of(boxes[i], bounds, shift_bits), i};
   std::sort(keyed.begin(), keyed.end());
@@ -222,10 +234,7 @@ template <std::size_t N>
 template <std::size_t N>
 [[nodiscard]] std::vector<int> assign_morton(std::span<const Box<N>> boxes, int comm_size,
                                              std::span<const double> weights = {}) {
-  return detail::assign_along_curve<N>("assign_morton", boxes, comm_size, weights,
-                                       [](const Box<N>& b, const Box<N>& bounds, int shift) {
-                                         return detail::morton_code<N>(b, bounds, shift);
-                                       });
+  return detail::assign_along_curve<N>("assign_morton", boxes, comm_size, weights, detail::morton_code<N>);
 }
 
 /// The same along the Hilbert curve (`detail::hilbert_code`): consecutive boxes on the curve are
@@ -233,10 +242,7 @@ template <std::size_t N>
 template <std::size_t N>
 [[nodiscard]] std::vector<int> assign_hilbert(std::span<const Box<N>> boxes, int comm_size,
                                               std::span<const double> weights = {}) {
-  return detail::assign_along_curve<N>("assign_hilbert", boxes, comm_size, weights,
-                                       [](const Box<N>& b, const Box<N>& bounds, int shift) {
-                                         return detail::hilbert_code<N>(b, bounds, shift);
-                                       });
+  return detail::assign_along_curve<N>("assign_hilbert", boxes, comm_size, weights, detail::hilbert_code<N>);
 }
 
 /// The owners `policy` gives `boxes` over `comm_size` ranks.

@@ -308,16 +308,21 @@ template <std::size_t N>
   std::vector<Reach> reach;
   for (std::size_t c : set.boxes_of(rank)) reach.push_back({mb.block_of_box(c), set.box(c)});
   const index_t width = mb.max_ghost_width();
+  std::vector<Box<N>> carries;  // per side: its slab, `width` wider along the face's own axes
+  for (const InterfaceSide<N>& side : mb.sides()) {
+    Box<N> carried = side.slab(width);
+    for (std::size_t d = 0; d < N; ++d)
+      if (d != side.axis) carried.lo[d] -= width, carried.hi[d] += width;
+    carries.push_back(carried);
+  }
   std::vector<std::size_t> near;
   for (std::size_t hop = 0; hop < N && !reach.empty(); ++hop) {
     std::vector<Reach> next;
     for (const Reach& r : reach)
-      for (const InterfaceSide<N>& side : mb.sides()) {
+      for (std::size_t s = 0; s < mb.sides().size(); ++s) {
+        const InterfaceSide<N>& side = mb.sides()[s];
         if (side.source_block != r.block) continue;
-        Box<N> carried = side.slab(width);
-        for (std::size_t d = 0; d < N; ++d)
-          if (d != side.axis) carried.lo[d] -= width, carried.hi[d] += width;
-        const Box<N> there = intersect(side.to_ghost.map(r.cells), carried);
+        const Box<N> there = intersect(side.to_ghost.map(r.cells), carries[s]);
         if (there.empty()) continue;
         set.for_each_meeting(grow(there, g.upper, g.lower), [&](std::size_t k) {
           if (set.owner(k) != rank && mb.block_of_box(k) == side.ghost_block) near.push_back(k);

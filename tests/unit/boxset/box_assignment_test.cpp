@@ -100,6 +100,30 @@ std::uint64_t reference_code(const Box<N>& b, const Point<N>& origin) {
   return code;
 }
 
+/// Owners of a space-filling-curve policy: sorted by `code_of(box, bounds)` (ties: lower index), the
+/// ranks never decrease along the curve, and each rank's weight is at most the mean plus the
+/// heaviest box.
+template <std::size_t N, class CodeOf>
+void expect_equal_weight_runs(const std::vector<Box<N>>& boxes, const std::vector<int>& owners, int P,
+                              const std::vector<double>& weights, CodeOf&& code_of) {
+  Box<N> bounds = boxes.front();
+  for (const auto& b : boxes) bounds = bounding_box(bounds, b);
+  std::vector<std::pair<std::uint64_t, std::size_t>> curve;
+  for (std::size_t i = 0; i < boxes.size(); ++i) curve.emplace_back(code_of(boxes[i], bounds), i);
+  std::sort(curve.begin(), curve.end());
+  std::vector<double> load(static_cast<std::size_t>(P), 0.0);
+  for (std::size_t k = 0; k < curve.size(); ++k) {
+    const std::size_t i = curve[k].second;
+    if (k > 0) {
+      EXPECT_LE(owners[curve[k - 1].second], owners[i]) << "runs not contiguous along the curve";
+    }
+    load[static_cast<std::size_t>(owners[i])] += weights[i];
+  }
+  const double total = std::accumulate(load.begin(), load.end(), 0.0);
+  const double heaviest = *std::max_element(weights.begin(), weights.end());
+  for (double l : load) EXPECT_LE(l, total / P + heaviest + 1e-9);
+}
+
 TYPED_TEST(BoxAssignmentTest, MortonRunsFollowTheCurveWithEqualWeight) {
   constexpr std::size_t N = TypeParam::value;
   std::mt19937_64 rng(53 + N);
@@ -108,23 +132,10 @@ TYPED_TEST(BoxAssignmentTest, MortonRunsFollowTheCurveWithEqualWeight) {
     if (boxes.empty()) continue;
     const int P = 1 + static_cast<int>(rng() % 6);
     const auto owners = assign_morton<N>(boxes, P);
-    Box<N> bounds = boxes.front();
-    for (const auto& b : boxes) bounds = bounding_box(bounds, b);
-    std::vector<std::pair<std::uint64_t, std::size_t>> curve;
-    for (std::size_t i = 0; i < boxes.size(); ++i) curve.emplace_back(reference_code(boxes[i], bounds.lo), i);
-    std::sort(curve.begin(), curve.end());
-    std::vector<double> load(static_cast<std::size_t>(P), 0.0);
-    double heaviest = 0;
-    for (std::size_t k = 0; k < curve.size(); ++k) {
-      const std::size_t i = curve[k].second;
-      if (k > 0) {
-        EXPECT_LE(owners[curve[k - 1].second], owners[i]) << "runs not contiguous along the curve";
-      }
-      load[static_cast<std::size_t>(owners[i])] += static_cast<double>(volume(boxes[i]));
-      heaviest = std::max(heaviest, static_cast<double>(volume(boxes[i])));
-    }
-    const double total = std::accumulate(load.begin(), load.end(), 0.0);
-    for (double l : load) EXPECT_LE(l, total / P + heaviest + 1e-9);
+    std::vector<double> cells;
+    for (const auto& b : boxes) cells.push_back(static_cast<double>(volume(b)));
+    expect_equal_weight_runs<N>(boxes, owners, P, cells,
+                                [](const Box<N>& b, const Box<N>& bounds) { return reference_code(b, bounds.lo); });
     const auto set = make_box_set(boxes, P, BoxAssignment::morton);
     EXPECT_EQ(set.owners(), owners);
   }
@@ -174,21 +185,9 @@ TYPED_TEST(BoxAssignmentTest, HilbertRunsFollowTheCurveWithEqualWeight) {
     std::vector<double> weights(boxes.size());
     for (auto& w : weights) w = static_cast<double>(rng() % 5);  // zeros among them
     const auto owners = assign_hilbert<N>(boxes, P, weights);
-    Box<N> bounds = boxes.front();
-    for (const auto& b : boxes) bounds = bounding_box(bounds, b);
-    std::vector<std::pair<std::uint64_t, std::size_t>> curve;
-    for (std::size_t i = 0; i < boxes.size(); ++i) curve.emplace_back(detail::hilbert_code<N>(boxes[i], bounds, 0), i);
-    std::sort(curve.begin(), curve.end());
-    std::vector<double> load(static_cast<std::size_t>(P), 0.0);
-    for (std::size_t k = 0; k < curve.size(); ++k) {
-      const std::size_t i = curve[k].second;
-      if (k > 0) {
-        EXPECT_LE(owners[curve[k - 1].second], owners[i]) << "runs not contiguous along the curve";
-      }
-      load[static_cast<std::size_t>(owners[i])] += weights[i];
-    }
-    const double total = std::accumulate(load.begin(), load.end(), 0.0);
-    for (double l : load) EXPECT_LE(l, total / P + 4.0 + 1e-9);  // + the heaviest box
+    expect_equal_weight_runs<N>(boxes, owners, P, weights, [](const Box<N>& b, const Box<N>& bounds) {
+      return detail::hilbert_code<N>(b, bounds, 0);
+    });
     EXPECT_EQ(make_box_set(boxes, P, BoxAssignment::hilbert, weights).owners(), owners);
   }
 }
