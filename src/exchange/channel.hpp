@@ -54,6 +54,9 @@ struct Binding {
 enum class ChannelLayout {
   direct,      ///< in place or datatype where possible, else a packed buffer per channel
   one_buffer,  ///< always packed, every channel of a direction side by side in one buffer
+  /// `direct`, except that a channel a little over the transport's eager limit is packed and
+  /// travels in eager pieces (`Channel::pieces`; see kEagerPieceBytes in channel.cpp)
+  direct_eager_pieces,
 };
 
 /// One peer, one direction (see the file comment).
@@ -65,6 +68,11 @@ struct Channel {
   MPI_Datatype type = MPI_DATATYPE_NULL;  // a few long stretches: MPI walks them itself
   std::byte* packed = nullptr;            // packed data otherwise (padded to the message unit)
   std::size_t offset = 0;                 // one_buffer: where `packed` starts in its direction's buffer
+  // Messages the channel travels in: more than one only for a packed channel of the
+  // direct_eager_pieces layout, whose buffer goes as `pieces` consecutive byte ranges of
+  // `piece_bytes` (the last one shorter), in order (MPI keeps the order between two ranks).
+  std::size_t pieces = 1;
+  std::size_t piece_bytes = 0;
 };
 
 /// Every channel of one schedule for some bound arrays, and how to fill and empty them.
@@ -98,6 +106,9 @@ class Channels {
   /// Count and datatype that describe channel `c` to MPI, relative to `outgoing`/`incoming`.
   /// Throws `Error(overflow)` for a message too large even in 64-byte units.
   [[nodiscard]] std::pair<int, MPI_Datatype> shape(const Channel& c) const;
+  /// Piece `k` of a channel that travels in pieces: its first byte in the channel's buffer and
+  /// its length (bytes, as MPI_BYTE).
+  [[nodiscard]] static std::pair<std::size_t, int> piece(const Channel& c, std::size_t k) noexcept;
 
  private:
   // Makes the channels of one direction; returns the one buffer (one_buffer layout) or null.

@@ -305,6 +305,11 @@ bool same_shape(const Schedule& s, const Block& a, const Block& b) {
   return true;
 }
 
+/// True if the axis is one run of consecutive positions (the shape of a box's axis).
+bool single_run(const Schedule& s, const BlockAxis& axis) {
+  return axis.end - axis.begin == 1 && s.runs[axis.begin].run_count == 1;
+}
+
 /// Copies between two blocks of the same shape, axis k downwards, from element offsets ao and bo.
 void copy_same_shape(const Schedule& s, const Block& a, const Block& b, std::uint32_t k, index_t ao, index_t bo,
                      const std::byte* src, std::byte* dst, std::size_t es) {
@@ -312,6 +317,26 @@ void copy_same_shape(const Schedule& s, const Block& a, const Block& b, std::uin
   const BlockAxis& xa = a.axis[k];
   const BlockAxis& xb = b.axis[k];
   const bool innermost = k + 1 == a.axes;
+  if (k + 2 == a.axes && single_run(s, a.axis[k + 1]) && single_run(s, b.axis[k + 1])) {
+    // The two innermost axes form a 2-D block per run of this axis (in 3-D, the wrap-around of a
+    // ghost layer along the fastest axis: rows of 1 or 2 elements): one copy_2d call per run, so
+    // short rows go through its fixed-size loops instead of one recursion and memcpy call each.
+    const BlockAxis& ia = a.axis[k + 1];
+    const BlockAxis& ib = b.axis[k + 1];
+    const Section1& inner_a = s.runs[ia.begin];
+    const Section1& inner_b = s.runs[ib.begin];
+    for (std::uint32_t r = 0; r < xa.end - xa.begin; ++r) {
+      const Section1& ra = s.runs[xa.begin + r];
+      const Section1& rb = s.runs[xb.begin + r];
+      for (index_t j = 0; j < ra.run_count; ++j) {
+        const index_t fa = ra.first + j * ra.stride, fb = rb.first + j * rb.stride;
+        copy_2d(dst + (bo + fb * xb.stride + inner_b.first * ib.stride) * e, ib.stride, xb.stride,
+                src + (ao + fa * xa.stride + inner_a.first * ia.stride) * e, ia.stride, xa.stride,
+                inner_a.run_length, ra.run_length, es);
+      }
+    }
+    return;
+  }
   for (std::uint32_t r = 0; r < xa.end - xa.begin; ++r) {
     const Section1& ra = s.runs[xa.begin + r];
     const Section1& rb = s.runs[xb.begin + r];

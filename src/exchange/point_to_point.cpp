@@ -4,36 +4,74 @@
 
 namespace tessera::detail {
 
+namespace {
+
+// Messages of a direction: one per channel, or a channel's pieces (channel.hpp).
+std::size_t messages(const std::vector<Channel>& channels) {
+  std::size_t n = 0;
+  for (const Channel& c : channels) n += c.pieces;
+  return n;
+}
+
+}  // namespace
+
 PointToPoint::PointToPoint(const Communicator& comm, std::shared_ptr<const Schedule> schedule,
                            std::vector<Binding> bindings, int tag, const char* owner)
-    : MoveMethod(comm, std::move(schedule), std::move(bindings), tag, owner, ChannelLayout::direct),
-      sends_(channels().sends().size()),
-      receives_(channels().receives().size()) {}
+    : MoveMethod(comm, std::move(schedule), std::move(bindings), tag, owner, ChannelLayout::direct_eager_pieces),
+      sends_(messages(channels().sends())),
+      receives_(messages(channels().receives())),
+      pieces_left_(channels().receives().size()) {
+  const auto& receives = channels().receives();
+  for (std::size_t i = 0; i < receives.size(); ++i) receive_channel_.insert(receive_channel_.end(), receives[i].pieces, i);
+}
 
 void PointToPoint::post() {
   const auto& receives = channels().receives();
+  std::size_t m = 0;
   for (std::size_t i = 0; i < receives.size(); ++i) {
     const Channel& c = receives[i];
-    const auto [count, type] = channels().shape(c);
-    check_mpi(MPI_Irecv(channels().incoming(c, dst()), count, type, c.peer, tag(), comm().raw(), receives_[i]),
-              "MPI_Irecv");
+    pieces_left_[i] = c.pieces;
+    if (c.pieces == 1) {
+      const auto [count, type] = channels().shape(c);
+      check_mpi(MPI_Irecv(channels().incoming(c, dst()), count, type, c.peer, tag(), comm().raw(), receives_[m++]),
+                "MPI_Irecv");
+      continue;
+    }
+    auto* buffer = static_cast<std::byte*>(channels().incoming(c, dst()));
+    for (std::size_t k = 0; k < c.pieces; ++k) {
+      const auto [first, bytes] = Channels::piece(c, k);
+      check_mpi(MPI_Irecv(buffer + first, bytes, MPI_BYTE, c.peer, tag(), comm().raw(), receives_[m++]), "MPI_Irecv");
+    }
   }
   receives_left_ = receives.size();
   const auto& sends = channels().sends();
+  m = 0;
   for (std::size_t i = 0; i < sends.size(); ++i) {
     const Channel& c = sends[i];
     const void* from = channels().outgoing(c, src());  // packs first where needed
-    const auto [count, type] = channels().shape(c);
-    check_mpi(MPI_Isend(from, count, type, c.peer, tag(), comm().raw(), sends_[i]), "MPI_Isend");
+    if (c.pieces == 1) {
+      const auto [count, type] = channels().shape(c);
+      check_mpi(MPI_Isend(from, count, type, c.peer, tag(), comm().raw(), sends_[m++]), "MPI_Isend");
+      continue;
+    }
+    for (std::size_t k = 0; k < c.pieces; ++k) {
+      const auto [first, bytes] = Channels::piece(c, k);
+      check_mpi(MPI_Isend(static_cast<const std::byte*>(from) + first, bytes, MPI_BYTE, c.peer, tag(), comm().raw(),
+                          sends_[m++]),
+                "MPI_Isend");
+    }
   }
 }
 
 void PointToPoint::receive_arrivals(bool blocking) {
-  // A completed request becomes MPI_REQUEST_NULL, so each message is unpacked exactly once.
+  // A completed request becomes MPI_REQUEST_NULL, so each message is counted once, and a channel
+  // is unpacked once, when its last piece has arrived.
   while (receives_left_ > 0) {
-    const auto i = receives_.any(blocking);
-    if (!i) return;
-    channels().unpack(channels().receives()[*i], dst());
+    const auto m = receives_.any(blocking);
+    if (!m) return;
+    const std::size_t i = receive_channel_[*m];
+    if (--pieces_left_[i] > 0) continue;
+    channels().unpack(channels().receives()[i], dst());
     --receives_left_;
   }
 }

@@ -15,11 +15,19 @@
 namespace {
 std::atomic<int> watched_isend_tag{-1};
 std::atomic<long> watched_isends{0};
+std::atomic<long> largest_watched_isend_bytes{0};
 }  // namespace
 
 extern "C" int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                          MPI_Request* request) {
-  if (tag == watched_isend_tag.load(std::memory_order_relaxed)) watched_isends.fetch_add(1, std::memory_order_relaxed);
+  if (tag == watched_isend_tag.load(std::memory_order_relaxed)) {
+    watched_isends.fetch_add(1, std::memory_order_relaxed);
+    int type_size = 0;
+    PMPI_Type_size(type, &type_size);
+    const long bytes = static_cast<long>(count) * type_size;
+    if (bytes > largest_watched_isend_bytes.load(std::memory_order_relaxed))
+      largest_watched_isend_bytes.store(bytes, std::memory_order_relaxed);
+  }
   return PMPI_Isend(buf, count, type, dest, tag, comm, request);
 }
 
@@ -141,6 +149,60 @@ TEST(Mover, TestPollsUntilDone) {
   EXPECT_FALSE(mover.in_flight());
   mover.wait();  // returns at once
   expect_halo_filled(dist, g, layout, data, 1.0);
+}
+
+// A peer's message a little over the transport's eager limit (4 KiB in OpenMPI's shared memory)
+// travels in eager pieces (src/exchange/channel.cpp); smaller and much larger ones in one message.
+// Each rank sends a row of its array to the next rank, which stores it as a column (contiguous on
+// one side, strided on the other, so the two sides' channels differ in kind), and back: the values
+// land, whether completed by wait or by polling, and the sends are cut as the size says.
+TEST(Mover, MessagesJustOverTheEagerLimitTravelInEagerPieces) {
+  Communicator comm(MPI_COMM_WORLD);
+  const int p = comm.size();
+  const auto next = [p](int r) { return (r + 1) % p; };
+  for (const index_t length : {index_t{400}, index_t{497}, index_t{1000}, index_t{1900}, index_t{8000}}) {
+    SCOPED_TRACE(::testing::Message() << "rows of " << length << " doubles");
+    const Distribution<2> rows(Box<2>({0, 0}, {p, length}), ProcGrid<2>::with_shape(p, {p, 1}), {block(), block()});
+    const Distribution<2> columns(Box<2>({0, 0}, {length, p}), ProcGrid<2>::with_shape(p, {1, p}),
+                                  {block(), block()});
+    MotionPlan<2> to_columns({1, 0}), to_rows({1, 0});
+    for (int r = 0; r < p; ++r) {
+      to_columns.copy(r, Box<2>({r, 0}, {r + 1, length}), next(r), Box<2>({0, next(r)}, {length, next(r) + 1}));
+      to_rows.copy(next(r), Box<2>({0, next(r)}, {length, next(r) + 1}), r, Box<2>({r, 0}, {r + 1, length}));
+    }
+    const auto row_layout = StorageLayout<2>::make(rows, comm.rank(), GhostSpec<2>{});
+    const auto column_layout = StorageLayout<2>::make(columns, comm.rank(), GhostSpec<2>{});
+    const auto row_data = filled_storage(row_layout);
+    std::vector<double> column_data(row_data.size(), kSentinel), back(row_data.size(), kSentinel);
+    Mover out(comm, std::make_shared<const Schedule>(compile_schedule(to_columns, comm.rank(), row_layout, column_layout)),
+              sizeof(double));
+    Mover in(comm, std::make_shared<const Schedule>(compile_schedule(to_rows, comm.rank(), column_layout, row_layout)),
+             sizeof(double));
+    watched_isend_tag = out.tag();
+    watched_isends = 0;
+    largest_watched_isend_bytes = 0;
+    out.run(row_data.data(), column_data.data());
+    const long isends = watched_isends.load(), largest = largest_watched_isend_bytes.load();
+    watched_isend_tag = -1;
+    in.start(column_data.data(), back.data());
+    while (!in.test()) {
+    }
+    const int from = (comm.rank() + p - 1) % p;  // whose row this rank's column holds
+    for (index_t i = 0; i < length; ++i)
+      ASSERT_EQ(column_data[static_cast<std::size_t>(i)], value_of(Point<2>{from, i})) << i;
+    EXPECT_EQ(back, row_data) << "the round trip";
+    const index_t bytes = length * static_cast<index_t>(sizeof(double));
+    if (out.algorithm() != MoveAlgorithm::point_to_point) continue;  // forced by TESSERA_MOVE_ALGORITHM: values only
+    if (p == 1) {
+      EXPECT_EQ(isends, 0) << "a local copy";
+    } else if (bytes <= 3968 || bytes >= 32 * 1024) {
+      EXPECT_EQ(isends, 1) << bytes << " bytes";
+      EXPECT_EQ(largest, bytes);
+    } else {
+      EXPECT_GT(isends, 1) << bytes << " bytes";
+      EXPECT_LE(largest, 4096 - 128) << "every piece eager";
+    }
+  }
 }
 
 TEST(MotionPlan, HandBuiltKelpStylePlan) {
