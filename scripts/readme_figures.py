@@ -4,7 +4,9 @@
 The figures in README.md's "Performance" section are not typed by hand: they are the records of
 bench/published.json (a copy of a bench-results/latest.json that `make bench` wrote: median of
 three or more launches, the worst launch's ratio beside it, with the date, machine, MPI and
-command it came from), rendered by this script between the markers
+command it came from), and of bench/published-halo.json (`run_all.py --only bench_halo`, rerun when
+the halo code changed; a record of a later file replaces the same record of an earlier one),
+rendered by this script between the markers
 
     <!-- bench-figures:begin -->  ...  <!-- bench-figures:end -->
 
@@ -22,6 +24,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN, END = "<!-- bench-figures:begin -->", "<!-- bench-figures:end -->"
+DEFAULT_RESULTS = ["bench/published.json", "bench/published-halo.json"]
 
 # (table title, unit scale, unit name, rows); a row: (label, op, case, anchor). A row whose record is
 # missing from the results file (its anchor library was not installed, say) says so in the table.
@@ -69,19 +72,39 @@ def figure(value):
 
 def find(records, op, case, anchor):
     for r in records:
-        if (r["op"], r["case"], r["anchor"], r.get("transport", "shm")) == (op, case, anchor, "shm"):
+        if key(r) == (op, case, anchor, "shm"):
             return r
     return None
 
 
-def render(results, source):
-    records = results["records"]
+def key(record):
+    return record["op"], record["case"], record["anchor"], record.get("transport", "shm")
+
+
+def overlay(files):
+    """The records of every file, a later file's record replacing an earlier one with the same key."""
+    merged = {}
+    for _, results in files:
+        for r in results["records"]:
+            merged[key(r)] = r
+    return list(merged.values())
+
+
+def describe(source, results):
     launches = results.get("launches", 1)
+    return (f"`{source}`: {results.get('date', '?')}, {results.get('machine', {}).get('cpu', '?')} "
+            f"({results.get('machine', {}).get('cores', '?')} cores), {results.get('mpi', '?')}, 2 ranks, "
+            f"MPI defaults, `{results.get('command', 'bench/run_all.py')}`, "
+            f"{launches} launch{'es' if launches != 1 else ''}")
+
+
+def render(files):
+    """`files`: (name, results) pairs, earliest first."""
+    records = overlay(files)
+    sources = "; then ".join(describe(name, results) for name, results in files)
+    replaced = " (a record of a later file replaces the same record of an earlier one)" if len(files) > 1 else ""
     lines = [BEGIN,
-             f"Figures from `{source}`: {results.get('date', '?')}, {results.get('machine', {}).get('cpu', '?')} "
-             f"({results.get('machine', {}).get('cores', '?')} cores), {results.get('mpi', '?')}, 2 ranks, "
-             f"MPI defaults, `{results.get('command', 'bench/run_all.py')}`; "
-             f"{launches} launch{'es' if launches != 1 else ''}, each figure the median of the launch medians, "
+             f"Figures from {sources}{replaced}. Each figure is the median of the launch medians, "
              "\"worst\" the largest ratio of any launch (the one a target is judged on). "
              "Ratio = tessera / anchor, lower is better.",
              ""]
@@ -113,19 +136,24 @@ def main():
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--write", action="store_true", help="rewrite README.md's figures from the results file")
     mode.add_argument("--check", action="store_true", help="fail when README.md's figures differ from the file")
-    parser.add_argument("--results", default="bench/published.json", help="results file, relative to the root")
+    parser.add_argument("--results", action="append", metavar="FILE",
+                        help="results file, relative to the root (repeatable, earliest first; default: "
+                             + " then ".join(DEFAULT_RESULTS) + ")")
     parser.add_argument("--readme", default="README.md")
     args = parser.parse_args()
-    results_path = os.path.join(ROOT, args.results)
+    args.results = args.results or DEFAULT_RESULTS
     readme_path = os.path.join(ROOT, args.readme)
+    files = []
     try:
-        with open(results_path) as f:
-            results = json.load(f)
+        for name in args.results:
+            with open(os.path.join(ROOT, name)) as f:
+                files.append((name, json.load(f)))
         with open(readme_path) as f:
             readme = f.read()
     except (OSError, ValueError) as e:
         sys.exit(f"readme_figures: {e}")
-    wanted = splice(readme, render(results, args.results))
+    args.results = " + ".join(args.results)
+    wanted = splice(readme, render(files))
     if args.write:
         with open(readme_path, "w") as f:
             f.write(wanted)

@@ -44,3 +44,22 @@ figures(--check FALSE)
 if(NOT last_output MATCHES "no <!-- bench-figures:begin -->")
   message(FATAL_ERROR "a README without the block was not named as such:\n${last_output}")
 endif()
+
+# Two results files, earliest first: a record of the second replaces the same record of the first
+# (the in-loop row), the other rows stay the first file's, and the header names both files.
+set(later ${WORK}/later.json)
+file(WRITE ${later} [=[
+{"machine": {"hostname": "fixture", "cpu": "fixture CPU", "cores": 2}, "mpi": "mpirun (Open MPI) 4.1.4",
+ "date": "2026-11-28T00:00:00+00:00", "command": "bench/run_all.py --only bench_halo", "launches": 3,
+ "records": [{"op": "halo-in-loop", "case": "2d-5pt-w1-periodic-8192", "ranks": 2, "metric": "median_s",
+              "tessera": 0.0301, "anchor": "mpi-subarray-isend-irecv", "anchor_value": 0.0401, "ratio": 0.751,
+              "transport": "shm", "launches": 3, "ratio_worst": 0.77}]}
+]=])
+file(WRITE ${readme} "# a project\n\n<!-- bench-figures:begin -->\n<!-- bench-figures:end -->\n")
+execute_process(COMMAND ${PYTHON} ${ROOT}/scripts/readme_figures.py --write --results ${RESULTS} --results ${later}
+                        --readme ${readme} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+file(READ ${readme} written)
+if(NOT status EQUAL 0 OR NOT written MATCHES "\\| 2-D 5-point, width 1, periodic, 8192² \\| 30100 \\| 40100 \\| 0.75 \\| 0.77 \\|"
+   OR NOT written MATCHES "8192², cold \\| 41 \\| 39 \\| 1.05 \\| 1.07 \\|" OR NOT written MATCHES "later.json`: 2026-11-28")
+  message(FATAL_ERROR "the later file's record did not replace the earlier one's, or the header misses it:\n${out}${err}\n${written}")
+endif()
