@@ -41,7 +41,7 @@ constexpr std::size_t kMinTypedRowBytes = 512;
 // in eager pieces of at most kEagerPieceBytes (room left for the headers).
 //
 // How far "a little" goes was measured (bench_halo, 2 ranks, 2-D periodic 512^2 and 1024^2, widths
-// 1 and 2, one message per peer against pieces): in pieces, 16 KiB went faster (5-point width 2 at
+// 1 and 2, one message per peer against pieces, two single launches each): in pieces, 16 KiB went faster (5-point width 2 at
 // 512^2: 9.3 against 12 us; 9-point width 1 at 1024^2: 11.5 against 16 us), 32 KiB sent in place
 // went slower (5-point width 2 at 1024^2: 16 against 14 us: the rendezvous' single copy, CMA,
 // straight between the arrays wins). Sender and receiver must cut a channel alike, and each knows

@@ -8,7 +8,9 @@
 // - in place: the peer's data is one contiguous stretch, sent from (received into) the array;
 // - datatype: a few long stretches, described to MPI by a committed datatype relative to the
 //   array, so MPI walks them itself (cheaper than our pack plus MPI's own copy);
-// - packed: everything else, copied by us into the channel's buffer (and out again on arrival).
+// - packed: everything else, copied by us into the channel's buffer (and out again on arrival);
+//   with the direct_eager_pieces layout also a channel a little over the transport's eager limit,
+//   whose buffer then travels as several eager messages (`Channel::pieces`).
 // The first two need a single bound array (one message cannot be both in place in array 0 and in
 // array 1) and, for receives, no combine function (combining needs the arriving values apart).
 
