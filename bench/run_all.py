@@ -51,6 +51,8 @@ MICRO_DRIVERS = ["bench_geometry", "bench_layout", "bench_plan", "bench_pack"]
 # bench_halo_ga and bench_halo_petsc (Global Arrays, PETSc) likewise exist only where their library
 # was found.
 MPI_DRIVERS = [("bench_halo", 2, []), ("bench_halo_ga", 2, []), ("bench_halo_petsc", 2, []),
+               # the single copy on the node (shared-memory windows) against point-to-point, same schedule
+               ("bench_halo_shared", 2, []),
                ("bench_redistribute", 2, []), ("bench_transpose", 2, []),
                ("bench_gather", 2, []), ("bench_balance", 4, []),
                ("bench_checkpoint", 2, []), ("bench_checked", 2, []),
