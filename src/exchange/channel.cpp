@@ -30,6 +30,14 @@ constexpr std::size_t kMaxTypedGroups = 64;
 // MPI_Bcast, worst launch 1.38 (bench/published-issues-16-17.json). 3-D halo faces (rows of 512
 // bytes and more) measured the same either way in that experiment.
 constexpr std::size_t kMinTypedRowBytes = 512;
+// ... but a channel of long rows with a few short ones keeps the datatype while the short rows are
+// at most kMaxShortRows and 1/kMaxShortShare of its bytes: a 2-D 9-point exchange's faces with their
+// corners (8 short rows) went faster as a datatype than packed (bench_halo, 2 ranks, periodic,
+// 4096^2 and 8192^2, widths 1 and 2: 0.62-0.75 of the hand-written exchange against 0.68-0.88, two
+// single launches each), while 3-D 27-point faces with their edges (hundreds of 16-byte rows) went
+// slower (128^3 width 2: 1.07-1.22 against 0.93-1.00): MPI's engine pays per row.
+constexpr index_t kMaxShortShare = 16;
+constexpr index_t kMaxShortRows = 64;
 
 // Small messages travel eagerly (copied into the receiver's shared-memory queue, no handshake);
 // larger ones by rendezvous, which costs a round trip before the data moves. OpenMPI's shared-
@@ -107,34 +115,43 @@ std::byte* Channels::make(const std::vector<PeerBlocks>& peers, bool receiving, 
 MPI_Datatype Channels::stretches_type(const std::vector<Block>& blocks) const {
   // One hvector per group of equal rows (a face of a 3-D array is one group of 256 rows, say),
   // joined by a struct type: MPI then copies straight between the array and its transport buffers.
-  std::vector<MPI_Datatype> groups;
-  std::vector<int> ones;
-  std::vector<MPI_Aint> displacements;
+  struct Group {
+    index_t offset, bytes, rows, row_stride;  // in bytes, but rows
+  };
+  std::vector<Group> groups;
   bool fits = true;
+  index_t short_rows = 0, short_bytes = 0, all_bytes = 0;  // rows under kMinTypedRowBytes, their bytes; all bytes
   const auto es = static_cast<index_t>(bindings_.front().element_size);
   for (const Block& b : blocks)
     schedule_->for_each_stretch_group(
         b, [&](index_t offset, index_t count, index_t stride, index_t rows, index_t row_stride) {
           const index_t bytes = count * es;
-          fits = fits && (stride == 1 || count == 1) && bytes >= static_cast<index_t>(kMinTypedRowBytes) &&
-                 bytes <= INT_MAX && rows <= INT_MAX && groups.size() < kMaxTypedGroups;
+          fits = fits && (stride == 1 || count == 1) && bytes <= INT_MAX && rows <= INT_MAX &&
+                 groups.size() < kMaxTypedGroups;
           if (!fits) return;
-          MPI_Datatype rows_type = MPI_DATATYPE_NULL;
-          check_mpi(MPI_Type_create_hvector(static_cast<int>(rows), static_cast<int>(bytes),
-                                            static_cast<MPI_Aint>(row_stride * es), MPI_BYTE, &rows_type),
-                    "MPI_Type_create_hvector");
-          groups.push_back(rows_type);
-          ones.push_back(1);
-          displacements.push_back(static_cast<MPI_Aint>(offset * es));
+          if (bytes < static_cast<index_t>(kMinTypedRowBytes)) short_rows += rows, short_bytes += bytes * rows;
+          all_bytes += bytes * rows;
+          groups.push_back({offset * es, bytes, rows, row_stride * es});
         });
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-  if (fits && !groups.empty()) {
-    check_mpi(MPI_Type_create_struct(static_cast<int>(groups.size()), ones.data(), displacements.data(), groups.data(),
-                                     &type),
-              "MPI_Type_create_struct");
-    check_mpi(MPI_Type_commit(&type), "MPI_Type_commit");
+  // A few short rows among long ones (a 9-point exchange's corners beside its faces) do not make a
+  // channel packed (kMaxShortRows, kMaxShortShare above).
+  if (!fits || groups.empty() || short_rows > kMaxShortRows || short_bytes * kMaxShortShare > all_bytes)
+    return MPI_DATATYPE_NULL;
+  std::vector<MPI_Datatype> types(groups.size(), MPI_DATATYPE_NULL);
+  std::vector<int> ones(groups.size(), 1);
+  std::vector<MPI_Aint> displacements(groups.size());
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    check_mpi(MPI_Type_create_hvector(static_cast<int>(groups[g].rows), static_cast<int>(groups[g].bytes),
+                                      static_cast<MPI_Aint>(groups[g].row_stride), MPI_BYTE, &types[g]),
+              "MPI_Type_create_hvector");
+    displacements[g] = static_cast<MPI_Aint>(groups[g].offset);
   }
-  for (MPI_Datatype& g : groups) MPI_Type_free(&g);  // the struct keeps what it needs
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  check_mpi(MPI_Type_create_struct(static_cast<int>(types.size()), ones.data(), displacements.data(), types.data(),
+                                   &type),
+            "MPI_Type_create_struct");
+  check_mpi(MPI_Type_commit(&type), "MPI_Type_commit");
+  for (MPI_Datatype& t : types) MPI_Type_free(&t);  // the struct keeps what it needs
   return type;
 }
 

@@ -135,6 +135,24 @@ TEST(Mover, ThousandExecutionsReuseEverything) {
   EXPECT_EQ(cache.size(), 0u);
 }
 
+// Long face rows with a few short corner rows go as one MPI datatype (src/exchange/channel.cpp,
+// kMaxShortRows): a 9-point exchange of wide rows on a P x 1 grid, periodic both ways (on 2 ranks
+// both faces and the four corners go to the one neighbour), widths 1 and 2, every ghost checked.
+TEST(Mover, FacesWithTheirCornersAsOneDatatype) {
+  Communicator comm(MPI_COMM_WORLD);
+  for (const index_t width : {index_t{1}, index_t{2}}) {
+    const index_t rows = 4 * comm.size(), columns = 2000;  // rows of 16 KB: a datatype's long rows, above the eager pieces
+    const Distribution<2> dist(Box<2>({0, 0}, {rows, columns}), ProcGrid<2>::with_shape(comm.size(), {comm.size(), 1}),
+                               {block(), block()});
+    const auto g = ghosts<2>(width).periodic_along({true, true});
+    const auto layout = StorageLayout<2>::make(dist, comm.rank(), g);
+    auto data = filled_storage(layout);
+    Mover mover(comm, halo_schedule(dist, g, comm.rank()), sizeof(double));
+    mover.run(data.data(), data.data());
+    expect_halo_filled(dist, g, layout, data, 1.0);
+  }
+}
+
 TEST(Mover, TestPollsUntilDone) {
   Communicator comm(MPI_COMM_WORLD);
   const auto dist = grid_distribution(comm, 31);
