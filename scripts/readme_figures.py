@@ -141,30 +141,30 @@ def main():
                              + " then ".join(DEFAULT_RESULTS) + ")")
     parser.add_argument("--readme", default="README.md")
     args = parser.parse_args()
-    args.results = args.results or DEFAULT_RESULTS
+    results = args.results or DEFAULT_RESULTS
     readme_path = os.path.join(ROOT, args.readme)
     files = []
     try:
-        for name in args.results:
+        for name in results:
             with open(os.path.join(ROOT, name)) as f:
                 files.append((name, json.load(f)))
         with open(readme_path) as f:
             readme = f.read()
     except (OSError, ValueError) as e:
         sys.exit(f"readme_figures: {e}")
-    args.results = " + ".join(args.results)
+    sources = " + ".join(results)  # names them in messages
     wanted = splice(readme, render(files))
     if args.write:
         with open(readme_path, "w") as f:
             f.write(wanted)
-        print(f"readme_figures: wrote {args.readme} from {args.results}")
+        print(f"readme_figures: wrote {args.readme} from {sources}")
         return
     if wanted != readme:
         sys.stdout.writelines(difflib.unified_diff(readme.splitlines(True), wanted.splitlines(True),
-                                                   args.readme, f"{args.readme} from {args.results}"))
-        sys.exit(f"readme_figures: {args.readme}'s figures differ from {args.results}: run scripts/readme_figures.py "
+                                                   args.readme, f"{args.readme} from {sources}"))
+        sys.exit(f"readme_figures: {args.readme}'s figures differ from {sources}: run scripts/readme_figures.py "
                  "--write (or restore the figures)")
-    print(f"readme_figures: {args.readme} agrees with {args.results}")
+    print(f"readme_figures: {args.readme} agrees with {sources}")
 
 
 if __name__ == "__main__":

@@ -196,9 +196,13 @@ void Channels::unpack(const Channel& c, std::span<std::byte* const> dst) const {
   }
 }
 
-std::pair<std::size_t, int> Channels::piece(const Channel& c, std::size_t k) noexcept {
+Channels::Message Channels::message(const Channel& c, std::size_t k) const {
+  if (c.pieces == 1) {
+    const auto [count, type] = shape(c);
+    return {0, count, type};
+  }
   const std::size_t first = k * c.piece_bytes;
-  return {first, static_cast<int>(std::min(c.piece_bytes, c.bytes - first))};
+  return {first, static_cast<int>(std::min(c.piece_bytes, c.bytes - first)), MPI_BYTE};
 }
 
 std::pair<int, MPI_Datatype> Channels::shape(const Channel& c) const {

@@ -108,9 +108,15 @@ class Channels {
   /// Count and datatype that describe channel `c` to MPI, relative to `outgoing`/`incoming`.
   /// Throws `Error(overflow)` for a message too large even in 64-byte units.
   [[nodiscard]] std::pair<int, MPI_Datatype> shape(const Channel& c) const;
-  /// Piece `k` of a channel that travels in pieces: its first byte in the channel's buffer and
-  /// its length (bytes, as MPI_BYTE).
-  [[nodiscard]] static std::pair<std::size_t, int> piece(const Channel& c, std::size_t k) noexcept;
+  /// Message `k` (< `c.pieces`) of channel `c`: its first byte relative to `outgoing`/`incoming`,
+  /// and its count and datatype. One message: 0 and `shape(c)`; pieces: consecutive byte ranges of
+  /// the channel's buffer, as MPI_BYTE.
+  struct Message {
+    std::size_t first = 0;
+    int count = 0;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+  };
+  [[nodiscard]] Message message(const Channel& c, std::size_t k) const;
 
  private:
   // Makes the channels of one direction; returns the one buffer (one_buffer layout) or null.

@@ -317,26 +317,11 @@ void copy_same_shape(const Schedule& s, const Block& a, const Block& b, std::uin
   const BlockAxis& xa = a.axis[k];
   const BlockAxis& xb = b.axis[k];
   const bool innermost = k + 1 == a.axes;
-  if (k + 2 == a.axes && single_run(s, a.axis[k + 1]) && single_run(s, b.axis[k + 1])) {
-    // The two innermost axes form a 2-D block per run of this axis (in 3-D, the wrap-around of a
-    // ghost layer along the fastest axis: rows of 1 or 2 elements): one copy_2d call per run, so
-    // short rows go through its fixed-size loops instead of one recursion and memcpy call each.
-    const BlockAxis& ia = a.axis[k + 1];
-    const BlockAxis& ib = b.axis[k + 1];
-    const Section1& inner_a = s.runs[ia.begin];
-    const Section1& inner_b = s.runs[ib.begin];
-    for (std::uint32_t r = 0; r < xa.end - xa.begin; ++r) {
-      const Section1& ra = s.runs[xa.begin + r];
-      const Section1& rb = s.runs[xb.begin + r];
-      for (index_t j = 0; j < ra.run_count; ++j) {
-        const index_t fa = ra.first + j * ra.stride, fb = rb.first + j * rb.stride;
-        copy_2d(dst + (bo + fb * xb.stride + inner_b.first * ib.stride) * e, ib.stride, xb.stride,
-                src + (ao + fa * xa.stride + inner_a.first * ia.stride) * e, ia.stride, xa.stride,
-                inner_a.run_length, ra.run_length, es);
-      }
-    }
-    return;
-  }
+  // The two innermost axes form a 2-D block per run of this axis when the inner one is a single run
+  // on both sides (in 3-D, the wrap-around of a ghost layer along the fastest axis: rows of 1 or 2
+  // elements): one copy_2d call per run, so short rows go through its fixed-size loops instead of
+  // one recursion and memcpy call each.
+  const bool inner_plane = k + 2 == a.axes && single_run(s, a.axis[k + 1]) && single_run(s, b.axis[k + 1]);
   for (std::uint32_t r = 0; r < xa.end - xa.begin; ++r) {
     const Section1& ra = s.runs[xa.begin + r];
     const Section1& rb = s.runs[xb.begin + r];
@@ -345,6 +330,13 @@ void copy_same_shape(const Schedule& s, const Block& a, const Block& b, std::uin
       if (innermost) {
         copy_two_strided(dst + (bo + fb * xb.stride) * e, xb.stride, src + (ao + fa * xa.stride) * e, xa.stride,
                          ra.run_length, es);
+      } else if (inner_plane) {
+        const BlockAxis& ia = a.axis[k + 1];
+        const BlockAxis& ib = b.axis[k + 1];
+        const Section1& inner_a = s.runs[ia.begin];
+        copy_2d(dst + (bo + fb * xb.stride + s.runs[ib.begin].first * ib.stride) * e, ib.stride, xb.stride,
+                src + (ao + fa * xa.stride + inner_a.first * ia.stride) * e, ia.stride, xa.stride,
+                inner_a.run_length, ra.run_length, es);
       } else {
         for (index_t i = 0; i < ra.run_length; ++i)
           copy_same_shape(s, a, b, k + 1, ao + (fa + i) * xa.stride, bo + (fb + i) * xb.stride, src, dst, es);

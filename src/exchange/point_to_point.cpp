@@ -27,38 +27,24 @@ PointToPoint::PointToPoint(const Communicator& comm, std::shared_ptr<const Sched
 
 void PointToPoint::post() {
   const auto& receives = channels().receives();
-  std::size_t m = 0;
+  std::size_t m = 0;  // request index: one per message (a channel's pieces, or its one message)
   for (std::size_t i = 0; i < receives.size(); ++i) {
     const Channel& c = receives[i];
     pieces_left_[i] = c.pieces;
-    if (c.pieces == 1) {
-      const auto [count, type] = channels().shape(c);
-      check_mpi(MPI_Irecv(channels().incoming(c, dst()), count, type, c.peer, tag(), comm().raw(), receives_[m++]),
-                "MPI_Irecv");
-      continue;
-    }
-    auto* buffer = static_cast<std::byte*>(channels().incoming(c, dst()));
+    auto* into = static_cast<std::byte*>(channels().incoming(c, dst()));
     for (std::size_t k = 0; k < c.pieces; ++k) {
-      const auto [first, bytes] = Channels::piece(c, k);
-      check_mpi(MPI_Irecv(buffer + first, bytes, MPI_BYTE, c.peer, tag(), comm().raw(), receives_[m++]), "MPI_Irecv");
+      const auto [first, count, type] = channels().message(c, k);
+      check_mpi(MPI_Irecv(into + first, count, type, c.peer, tag(), comm().raw(), receives_[m++]), "MPI_Irecv");
     }
   }
   receives_left_ = receives.size();
   const auto& sends = channels().sends();
   m = 0;
-  for (std::size_t i = 0; i < sends.size(); ++i) {
-    const Channel& c = sends[i];
-    const void* from = channels().outgoing(c, src());  // packs first where needed
-    if (c.pieces == 1) {
-      const auto [count, type] = channels().shape(c);
-      check_mpi(MPI_Isend(from, count, type, c.peer, tag(), comm().raw(), sends_[m++]), "MPI_Isend");
-      continue;
-    }
+  for (const Channel& c : sends) {
+    const auto* from = static_cast<const std::byte*>(channels().outgoing(c, src()));  // packs first where needed
     for (std::size_t k = 0; k < c.pieces; ++k) {
-      const auto [first, bytes] = Channels::piece(c, k);
-      check_mpi(MPI_Isend(static_cast<const std::byte*>(from) + first, bytes, MPI_BYTE, c.peer, tag(), comm().raw(),
-                          sends_[m++]),
-                "MPI_Isend");
+      const auto [first, count, type] = channels().message(c, k);
+      check_mpi(MPI_Isend(from + first, count, type, c.peer, tag(), comm().raw(), sends_[m++]), "MPI_Isend");
     }
   }
 }
