@@ -83,15 +83,33 @@ std::byte* Channels::make(const std::vector<PeerBlocks>& peers, bool receiving, 
     c.peer = peers[i].peer;
     c.peer_index = i;
     c.bytes = static_cast<std::size_t>(peers[i].elements) * bytes_per_element;
-    if (layout == ChannelLayout::direct_eager_pieces && c.bytes > kEagerPieceBytes &&
-        c.bytes <= kMaxPieces * kEagerPieceBytes) {  // packed, in pieces
+    const auto& blocks = peers[i].blocks;
+    if (layout == ChannelLayout::direct_eager_pieces && s.block_messages && bindings_.size() == 1 &&
+        blocks.size() > 1) {
+      // One message per block (both sides cut at the blocks, which they share), in place unless
+      // arrival combines.
+      c.in_place = direct;
+      std::size_t packed_at = 0;
+      for (const Block& b : blocks) {
+        const std::size_t bytes = static_cast<std::size_t>(b.volume) * bytes_per_element;
+        if (direct && !s.contiguous(b))
+          fail(ErrorCode::internal, owner_, ": a schedule with block messages has a block that is not contiguous");
+        if (bytes > static_cast<std::size_t>(INT_MAX))
+          fail(ErrorCode::overflow, owner_, ": a block message of ", bytes, " bytes is too large");
+        c.block_ranges.push_back(
+            {direct ? static_cast<std::size_t>(s.contiguous_offset(b)) * bytes_per_element : packed_at, bytes});
+        packed_at += bytes;
+      }
+      c.pieces = blocks.size();
+    } else if (layout == ChannelLayout::direct_eager_pieces && c.bytes > kEagerPieceBytes &&
+               c.bytes <= kMaxPieces * kEagerPieceBytes) {  // packed, in pieces
       c.pieces = (c.bytes + kEagerPieceBytes - 1) / kEagerPieceBytes;
       c.piece_bytes = (c.bytes + c.pieces - 1) / c.pieces;
     } else {
       // In place also needs a message MPI can count in bytes.
-      c.in_place = direct && peers[i].blocks.size() == 1 && s.contiguous(peers[i].blocks[0]) &&
+      c.in_place = direct && blocks.size() == 1 && s.contiguous(blocks[0]) &&
                    c.bytes <= static_cast<std::size_t>(INT_MAX);
-      if (direct && !c.in_place) c.type = stretches_type(peers[i].blocks);
+      if (direct && !c.in_place) c.type = stretches_type(blocks);
     }
     if (layout == ChannelLayout::one_buffer) {
       c.offset = offset;
@@ -166,7 +184,7 @@ Channels::~Channels() {
 const void* Channels::outgoing(const Channel& c, std::span<const std::byte* const> src) const {
   const Schedule& s = *schedule_;
   const auto& blocks = s.sends[c.peer_index].blocks;
-  if (c.type != MPI_DATATYPE_NULL) return src[0];
+  if (c.type != MPI_DATATYPE_NULL || (c.in_place && !c.block_ranges.empty())) return src[0];
   if (c.in_place)
     return src[0] + s.contiguous_offset(blocks[0]) * static_cast<index_t>(bindings_.front().element_size);
   std::byte* out = c.packed;
@@ -177,7 +195,7 @@ const void* Channels::outgoing(const Channel& c, std::span<const std::byte* cons
 
 void* Channels::incoming(const Channel& c, std::span<std::byte* const> dst) const {
   const Schedule& s = *schedule_;
-  if (c.type != MPI_DATATYPE_NULL) return dst[0];
+  if (c.type != MPI_DATATYPE_NULL || (c.in_place && !c.block_ranges.empty())) return dst[0];
   if (c.in_place)
     return dst[0] + s.contiguous_offset(s.receives[c.peer_index].blocks[0]) *
                         static_cast<index_t>(bindings_.front().element_size);
@@ -197,6 +215,10 @@ void Channels::unpack(const Channel& c, std::span<std::byte* const> dst) const {
 }
 
 Channels::Message Channels::message(const Channel& c, std::size_t k) const {
+  if (!c.block_ranges.empty()) {
+    const Channel::Range& r = c.block_ranges[k];
+    return {r.first, static_cast<int>(r.bytes), MPI_BYTE};
+  }
   if (c.pieces == 1) {
     const auto [count, type] = shape(c);
     return {0, count, type};

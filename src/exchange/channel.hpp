@@ -11,6 +11,9 @@
 // - packed: everything else, copied by us into the channel's buffer (and out again on arrival);
 //   with the direct_eager_pieces layout also a channel a little over the transport's eager limit,
 //   whose buffer then travels as several eager messages (`Channel::pieces`).
+// With the direct_eager_pieces layout, a schedule whose blocks are all contiguous on both sides
+// (`Schedule::block_messages`, a staged halo's slabs) sends a peer's several blocks as one message
+// each, in place: one large contiguous message per slab is what MPI moves with a single copy.
 // The first two need a single bound array (one message cannot be both in place in array 0 and in
 // array 1) and, for receives, no combine function (combining needs the arriving values apart).
 
@@ -57,7 +60,8 @@ enum class ChannelLayout {
   direct,      ///< in place or datatype where possible, else a packed buffer per channel
   one_buffer,  ///< always packed, every channel of a direction side by side in one buffer
   /// `direct`, except that a channel a little over the transport's eager limit is packed and
-  /// travels in eager pieces (`Channel::pieces`; see kEagerPieceBytes in channel.cpp)
+  /// travels in eager pieces (`Channel::pieces`; see kEagerPieceBytes in channel.cpp), and a
+  /// schedule with `block_messages` sends one message per block (`Channel::block_ranges`)
   direct_eager_pieces,
 };
 
@@ -75,6 +79,12 @@ struct Channel {
   // `piece_bytes` (the last one shorter), in order (MPI keeps the order between two ranks).
   std::size_t pieces = 1;
   std::size_t piece_bytes = 0;
+  // A schedule with block_messages: one message per block, message k being bytes
+  // [first, first + bytes) relative to outgoing/incoming (the array in place, else the buffer).
+  struct Range {
+    std::size_t first = 0, bytes = 0;
+  };
+  std::vector<Range> block_ranges;
 };
 
 /// Every channel of one schedule for some bound arrays, and how to fill and empty them.

@@ -58,16 +58,25 @@ MoveMethod::MoveMethod(const Communicator& comm, std::shared_ptr<const Schedule>
 void MoveMethod::start(std::span<const void* const> src, std::span<void* const> dst) {
   if (in_flight_)
     fail_argument(concat(owner_, "::start"), "mover", "in flight", "must be completed with wait() before it starts again");
+  const bool local_first = schedule_->local_first;
+  for (std::size_t k = 0; k < bindings_.size(); ++k) {
+    if (local_first && src[k] != dst[k])
+      fail_argument(concat(owner_, "::start"), "dst", "another array than src",
+                    "must be the source array for this schedule: its messages carry cells its local copies fill "
+                    "(a staged ghost update, Schedule::local_first)");
+  }
   for (std::size_t k = 0; k < bindings_.size(); ++k) {
     src_[k] = static_cast<const std::byte*>(src[k]);
     dst_[k] = static_cast<std::byte*>(dst[k]);
   }
+  // Local copies overlap the messages, unless the messages carry what the copies fill.
+  if (local_first) copy_locally();
   post();
   stats_.messages_sent += channels_.sends().size();
   stats_.bytes_sent += channels_.send_bytes();
   add(process_counters().messages_sent, channels_.sends().size());
   add(process_counters().bytes_sent, channels_.send_bytes());
-  copy_locally();
+  if (!local_first) copy_locally();
   in_flight_ = true;
 }
 
@@ -86,8 +95,9 @@ void MoveMethod::allocate_staging() {
 }
 
 void MoveMethod::copy_locally() {
-  // After the messages are on their way, so that the copies overlap them. Only movers whose copies
-  // may overlap (source and destination the same array) ever need the staging buffer.
+  // After the messages are on their way, so that the copies overlap them (before them for a
+  // local_first schedule). Only movers whose copies may overlap (source and destination the same
+  // array) ever need the staging buffer.
   const Schedule& s = *schedule_;
   if (s.local_src.empty()) return;
   const auto local = static_cast<std::size_t>(s.local_elements());

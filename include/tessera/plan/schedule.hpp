@@ -56,6 +56,14 @@ class Schedule {
   std::vector<Block> local_dst;      ///< ... and writes local_dst[k]
   std::vector<Section1> runs;        ///< the runs every block's axes refer to
   bool local_disjoint = false;       ///< local copies never overlap, even within one array
+  /// The local copies run first, in order, each reading what the ones before it wrote, and the
+  /// messages start only after them (a staged halo, plan/staged_halo_plan.hpp): the sends read
+  /// cells the local copies fill, so source and destination must be one array.
+  bool local_first = false;
+  /// Every block to send or receive is contiguous on both sides and travels as a message of its
+  /// own, straight from and into the array (a staged halo's slabs): both sides know it from the
+  /// plan, so they cut a peer's data alike even when it is several blocks.
+  bool block_messages = false;
 
   /// Calls `visit(offset, count, stride)` for each stretch of `count` elements starting at element
   /// `offset` and `stride` elements apart (stride 1: contiguous), in the block's enumeration order.

@@ -21,6 +21,7 @@
 #include "tessera/plan/compile_schedule.hpp"
 #include "tessera/plan/halo_plan.hpp"
 #include "tessera/plan/redistribution_plan.hpp"
+#include "tessera/plan/staged_halo_plan.hpp"
 #include "tessera/plan/exchange_cache.hpp"
 
 namespace tessera {
@@ -80,6 +81,7 @@ template <std::size_t N>
                                                             bool reverse = false, CombineOp op = CombineOp::add) {
   return detail::cached(cache, halo_schedule_key(dist, g, rank, reverse, op), {dist.hash()}, [&] {
     const auto layout = StorageLayout<N>::make(dist, rank, g);
+    if (!reverse && staged_halo_chosen(dist, g)) return *staged_halo_schedule(dist, g, rank);  // wraps, then slabs
     const auto plan = reverse ? reverse_halo_plan(dist, g, rank, op) : halo_plan(dist, g, rank);
     return compile_schedule(plan, rank, layout, layout, /*local_copies_disjoint=*/true);  // owned <-> ghosts
   });

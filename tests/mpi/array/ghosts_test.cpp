@@ -203,6 +203,43 @@ TEST(ArrayGhosts, UpdateFillsWhatTheReferenceSays1D) { update_cases<1>(60, 30); 
 TEST(ArrayGhosts, UpdateFillsWhatTheReferenceSays2D) { update_cases<2>(50, 12); }
 TEST(ArrayGhosts, UpdateFillsWhatTheReferenceSays3D) { update_cases<3>(30, 6); }
 
+// A 27-point periodic array split along one axis, large enough for `halo_schedule` to stage it
+// (local wraps first, then ghost-inclusive slabs: plan/staged_halo_plan.hpp): one array, two
+// arrays fused into one update, split-phase; every ghost checked, nothing allocated when repeated.
+TEST(ArrayGhosts, StagedUpdateAlongOneSplitAxis) {
+  Communicator comm(MPI_COMM_WORLD);
+  const Box<3> box({0, -3, 1}, {3 * comm.size() + 2, 37, 40});
+  const auto g = GhostSpec<3>::sides({2, 1, 2}, {1, 2, 2}).periodic_along({true, true, true});
+  Domain<3> dom(comm, Distribution<3>(box, ProcGrid<3>::with_shape(comm.size(), {comm.size(), 1, 1}),
+                                      {block(), block(), block()}));
+  EXPECT_EQ(staged_halo_chosen(dom.distribution(), g), comm.size() > 1);
+  DistArray<double, 3> u(dom, g), v(dom, g);
+  const auto expect_filled = [&](const DistArray<double, 3>& a, double offset) {
+    for_each_stored(a.layout(), [&](const PatchLayout<3>& patch, const Point<3>& q, index_t at, bool owned) {
+      if (!owned && !in_requested_ghost(patch.owned_box(), g, q)) return;
+      const auto w = wrap_point(box, g.periodic, q);
+      ASSERT_TRUE(w.has_value()) << q;
+      ASSERT_EQ(a.storage()[static_cast<std::size_t>(at)], value_of(*w) + offset) << "rank " << comm.rank() << " " << q;
+    });
+  };
+  long allocated = 0;
+  for (int round = 0; round < 3; ++round) {
+    u.for_each_owned([&](const Point<3>& p, double& x) { x = value_of(p) + round; });
+    v.for_each_owned([&](const Point<3>& p, double& x) { x = value_of(p) - round; });
+    const long before = g_allocations.load();
+    u.update_ghosts();
+    if (round > 0) allocated += g_allocations.load() - before;
+    expect_filled(u, round);
+    update_ghosts(u, v);  // fused: one mover for both
+    expect_filled(u, round);
+    expect_filled(v, -round);
+    v.begin_update_ghosts();
+    v.end_update_ghosts();
+    expect_filled(v, -round);
+  }
+  EXPECT_EQ(allocated, 0) << "a staged update allocated after its first call";
+}
+
 // Two arrays of one type and ghost spec with updates in flight at once: each gets its own kept
 // mover (the cache's slots), both end right, and from the second round on nothing allocates.
 TEST(ArrayGhosts, TwoUpdatesInFlightAtOnce) {

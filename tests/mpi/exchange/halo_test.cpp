@@ -95,6 +95,58 @@ TEST(ReverseHalo, AddAccumulatesEveryGhostIntoItsOwner1D) { reverse_cases<1>(80,
 TEST(ReverseHalo, AddAccumulatesEveryGhostIntoItsOwner2D) { reverse_cases<2>(60, 8); }
 TEST(ReverseHalo, AddAccumulatesEveryGhostIntoItsOwner3D) { reverse_cases<3>(30, 5); }
 
+/// One split axis `a` over every rank, the other axes whole (`across` points) and periodic,
+/// corners: the staged halo (local wraps first, then ghost-inclusive slabs;
+/// plan/staged_halo_plan.hpp) on 2+ ranks, run by a Mover; `halo_schedule` picks it where it pays.
+template <std::size_t N>
+void staged_cases(std::size_t a, StorageOrder order, index_t across) {
+  Communicator comm(MPI_COMM_WORLD);
+  const int P = comm.size();
+  Box<N> domain;
+  for (std::size_t d = 0; d < N; ++d) domain.hi[d] = d == a ? 3 * P + 1 : across + static_cast<index_t>(d);
+  Point<N> shape = Point<N>::filled(1);
+  shape[a] = P;
+  std::array<DimSpec, N> specs;
+  specs.fill(block());
+  const Distribution<N> dist(domain, ProcGrid<N>::with_shape(P, shape), specs);
+  Periodicity<N> wrap;
+  wrap.fill(true);
+  for (const bool periodic_a : {true, false})
+    for (const auto& g0 : {ghosts<N>(1), ghosts<N>(2), GhostSpec<N>::sides(Point<N>::filled(1), Point<N>::filled(2))}) {
+      auto g = g0.periodic_along(wrap);
+      g.periodic[a] = periodic_a;
+      g.order = order;
+      std::ostringstream what;
+      what << dist << ", " << g;
+      SCOPED_TRACE(what.str());
+      const auto layout = StorageLayout<N>::make(dist, comm.rank(), g);
+      auto data = filled_storage(layout);
+      auto staged = staged_halo_schedule(dist, g, comm.rank());
+      ASSERT_EQ(staged.has_value(), P > 1);
+      EXPECT_EQ(halo_schedule(dist, g, comm.rank())->local_first, P > 1 && staged_halo_chosen(dist, g));
+      Mover halo(comm, staged ? std::make_shared<const Schedule>(std::move(*staged)) : halo_schedule(dist, g, comm.rank()),
+                 sizeof(double));
+      halo.run(data.data(), data.data());
+      expect_halo_reference(layout, domain, g, [&](index_t offset) { return data[static_cast<std::size_t>(offset)]; },
+                            comm.rank());
+      // Twice: the second execution must find its ghosts filled the same way.
+      halo.run(data.data(), data.data());
+      expect_halo_reference(layout, domain, g, [&](index_t offset) { return data[static_cast<std::size_t>(offset)]; },
+                            comm.rank());
+      if (halo.schedule().local_first) {  // its messages carry what its local copies fill: one array only, an Error on every rank
+        std::vector<double> other(data.size());
+        EXPECT_THROW(halo.start(data.data(), other.data()), Error);
+        EXPECT_FALSE(halo.in_flight());
+      }
+    }
+}
+
+TEST(Halo, StagedSlabsAlongTheOutermostAxis2D) { staged_cases<2>(0, StorageOrder::row_major, 7); }
+TEST(Halo, StagedSlabsAlongTheOutermostAxis3D) { staged_cases<3>(0, StorageOrder::row_major, 7); }
+TEST(Halo, StagedSlabsAlongAnInnerAxis3D) { staged_cases<3>(1, StorageOrder::row_major, 7); }
+TEST(Halo, StagedSlabsColumnMajor3D) { staged_cases<3>(2, StorageOrder::column_major, 7); }
+TEST(Halo, StagedSlabsLargeEnoughForHaloSchedule3D) { staged_cases<3>(0, StorageOrder::row_major, 40); }
+
 TEST(Halo, GhostAlongACyclicDimensionIsANamedError) {
   Communicator comm(MPI_COMM_WORLD);
   const auto grid = ProcGrid<2>::automatic(comm.size(), {10, 10});
