@@ -59,8 +59,8 @@ void MoveMethod::start(std::span<const void* const> src, std::span<void* const> 
   if (in_flight_)
     fail_argument(concat(owner_, "::start"), "mover", "in flight", "must be completed with wait() before it starts again");
   const bool local_first = schedule_->local_first;
-  for (std::size_t k = 0; k < bindings_.size(); ++k) {
-    if (local_first && src[k] != dst[k])
+  for (std::size_t k = 0; local_first && k < bindings_.size(); ++k) {
+    if (src[k] != dst[k])
       fail_argument(concat(owner_, "::start"), "dst", "another array than src",
                     "must be the source array for this schedule: its messages carry cells its local copies fill "
                     "(a staged ghost update, Schedule::local_first)");

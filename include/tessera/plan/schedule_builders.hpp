@@ -80,8 +80,8 @@ template <std::size_t N>
                                                             int rank, ExchangeCache* cache = nullptr,
                                                             bool reverse = false, CombineOp op = CombineOp::add) {
   return detail::cached(cache, halo_schedule_key(dist, g, rank, reverse, op), {dist.hash()}, [&] {
-    const auto layout = StorageLayout<N>::make(dist, rank, g);
     if (!reverse && staged_halo_chosen(dist, g)) return *staged_halo_schedule(dist, g, rank);  // wraps, then slabs
+    const auto layout = StorageLayout<N>::make(dist, rank, g);
     const auto plan = reverse ? reverse_halo_plan(dist, g, rank, op) : halo_plan(dist, g, rank);
     return compile_schedule(plan, rank, layout, layout, /*local_copies_disjoint=*/true);  // owned <-> ghosts
   });

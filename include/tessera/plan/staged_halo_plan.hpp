@@ -79,6 +79,10 @@ template <std::size_t N>
   return a;
 }
 
+template <std::size_t N>
+[[nodiscard]] MotionPlan<N> staged_halo_plan_along(const Distribution<N>& dist, const GhostSpec<N>& g, int rank,
+                                                   std::size_t a);
+
 }  // namespace detail
 
 /// True if the staged halo applies to `dist` and `g` (see the file comment; the same answer on
@@ -111,7 +115,31 @@ template <std::size_t N>
                                                             int rank) {
   const auto split = detail::staged_halo_axis(dist, g);
   if (!split) return std::nullopt;
-  const std::size_t a = *split;
+  return detail::staged_halo_plan_along(dist, g, rank, *split);
+}
+
+/// `staged_halo_plan` compiled for `rank`'s storage, flagged as the mover must run it (local copies
+/// first, block messages where the slabs are contiguous); nothing where the plan does not apply.
+template <std::size_t N>
+[[nodiscard]] std::optional<Schedule> staged_halo_schedule(const Distribution<N>& dist, const GhostSpec<N>& g,
+                                                           int rank) {
+  const auto split = detail::staged_halo_axis(dist, g);
+  if (!split) return std::nullopt;
+  const auto layout = StorageLayout<N>::make(dist, rank, g);
+  // The local copies read each other's ghosts: never staged through a buffer, run in order.
+  Schedule s = compile_schedule(detail::staged_halo_plan_along(dist, g, rank, *split), rank, layout, layout,
+                                /*local_copies_disjoint=*/true);
+  s.local_first = true;
+  s.block_messages = *split == outermost_axis<N>(g.order);  // the slabs are contiguous: one message each
+  return s;
+}
+
+namespace detail {
+
+/// The staged plan of `rank` when it applies along split axis `a` (`staged_halo_axis`).
+template <std::size_t N>
+[[nodiscard]] MotionPlan<N> staged_halo_plan_along(const Distribution<N>& dist, const GhostSpec<N>& g, int rank,
+                                                   std::size_t a) {
   MotionPlan<N> plan;
   const auto position = dist.grid().position_of(rank);
   if (!position) return plan;  // a rank outside the grid owns nothing and has no ghosts
@@ -192,19 +220,6 @@ template <std::size_t N>
   return plan;
 }
 
-/// `staged_halo_plan` compiled for `rank`'s storage, flagged as the mover must run it (local copies
-/// first, block messages where the slabs are contiguous); nothing where the plan does not apply.
-template <std::size_t N>
-[[nodiscard]] std::optional<Schedule> staged_halo_schedule(const Distribution<N>& dist, const GhostSpec<N>& g,
-                                                           int rank) {
-  const auto plan = staged_halo_plan(dist, g, rank);
-  if (!plan) return std::nullopt;
-  const auto layout = StorageLayout<N>::make(dist, rank, g);
-  // The local copies read each other's ghosts: never staged through a buffer, run in order.
-  Schedule s = compile_schedule(*plan, rank, layout, layout, /*local_copies_disjoint=*/true);
-  s.local_first = true;
-  s.block_messages = !staged_halo_strided(dist, g);
-  return s;
-}
+}  // namespace detail
 
 }  // namespace tessera
