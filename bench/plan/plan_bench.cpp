@@ -10,6 +10,11 @@
 // rank does not grow with P. bench_layout times the layout queries such a plan asks (owner, pieces,
 // owned sections), not the plan itself.
 //
+// Local layouts (issue 17): the schedule of one rank of a redistribution from row blocks to column
+// blocks stored in a user-defined local order, against the same columns stored as patches and the
+// same order asked point by point (a layout that does not answer `local_run`, as every layout was
+// compiled before it existed).
+//
 // Names are "plan/<case>/tessera" with no anchor (bench/run_all.py records anchor null). Issue 6
 // targets: cache hit <= 1 us, halo plan <= 100 us, redistribution plan of one rank of a simulated
 // 1,048,576-rank machine <= 1 ms.
@@ -20,10 +25,13 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tessera/layout/box_assignment.hpp"
+#include "tessera/layout/local_layout.hpp"
 #include "tessera/plan/exchange_cache.hpp"
 #include "tessera/plan/schedule_builders.hpp"
 
@@ -118,6 +126,50 @@ const Distribution<2>& lattice_box_set(index_t boxes) {
   return made.emplace(boxes, Distribution<2>::from_box_set(set)).first->second;
 }
 
+/// An n x n domain in `ranks` blocks of whole columns, user-defined (so that it can take a local order).
+class ColumnBlocks final : public tessera::UserDistribution<2> {
+ public:
+  ColumnBlocks(index_t n, int ranks) : UserDistribution<2>(Box<2>::from_extents({n, n}), ranks), n_(n) {}
+  [[nodiscard]] std::string name() const override { return "column blocks"; }
+  [[nodiscard]] int owner(const Point<2>& p) const override { return static_cast<int>(p[1] * this->comm_size() / n_); }
+  [[nodiscard]] tessera::BoxList<2> owned_boxes(int rank) const override {
+    const index_t lo = first_column(rank), hi = first_column(rank + 1);
+    if (lo == hi) return {};
+    return {Box<2>({0, lo}, {n_, hi})};
+  }
+
+ private:
+  // The first column whose owner is `rank`: ceil(rank * n / ranks).
+  [[nodiscard]] index_t first_column(int rank) const { return (rank * n_ + this->comm_size() - 1) / this->comm_size(); }
+  index_t n_;
+};
+
+/// `inner` with everything but `local_run`, which stays the default (1): one `local_offset` per point.
+class PointByPoint final : public tessera::UserDistribution<2> {
+ public:
+  explicit PointByPoint(Distribution<2> inner)
+      : UserDistribution<2>(inner.domain(), inner.comm_size()), inner_(std::move(inner)) {}
+  [[nodiscard]] std::string name() const override { return inner_.user_distribution()->name() + ", point by point"; }
+  [[nodiscard]] int owner(const Point<2>& p) const override { return inner_.owner(p); }
+  [[nodiscard]] tessera::BoxList<2> owned_boxes(int rank) const override { return inner_.owned_boxes(rank); }
+  [[nodiscard]] index_t local_offset(const Point<2>& p) const override { return inner_.local_offset(p); }
+  [[nodiscard]] bool has_local_layout() const noexcept override { return true; }
+  [[nodiscard]] index_t local_storage_size(int rank) const override { return inner_.local_storage_size(rank); }
+
+ private:
+  Distribution<2> inner_;
+};
+
+/// Rows (dimensional, block) to column blocks stored in `order` (or as patches without one), n^2
+/// points over `ranks`, the schedule of rank 0; `point_by_point`: the layout does not answer local_run.
+void redistribute_to_local_order(benchmark::State& state, const std::optional<tessera::LocalOrder<2>>& order,
+                                 bool point_by_point, int ranks, index_t n, bool hit) {
+  Distribution<2> to = Distribution<2>::user(std::make_shared<const ColumnBlocks>(n, ranks));
+  if (order) to = tessera::with_local_order(to, *order);
+  if (point_by_point) to = Distribution<2>::user(std::make_shared<const PointByPoint>(to));
+  redistribute(state, rows<2>(ranks, n), to, 0, hit);
+}
+
 /// Registers "plan/<name>-build/tessera" and "plan/<name>-cache-hit/tessera".
 template <class F>
 void register_pair(const std::string& name, F bench) {
@@ -142,6 +194,21 @@ int main(int argc, char** argv) {
   });
   register_pair("transpose-2d-8192-P2", [](benchmark::State& s, bool hit) { transpose<2>(s, 2, 8192, hit); });
   register_pair("transpose-3d-swap01-256-P2", [](benchmark::State& s, bool hit) { transpose<3>(s, 2, 256, hit); });
+  // Local layouts: 1024^2 over 4 ranks, rank 0's quarter of the rows to its block of columns.
+  using Order = tessera::LocalOrder<2>;
+  const std::vector<std::pair<std::string, std::optional<Order>>> orders{{"patches", std::nullopt},
+                                                                         {"row-major", Order::row_major()},
+                                                                         {"padded8", Order::padded(8)},
+                                                                         {"tiled16", Order::tiled(16)},
+                                                                         {"column-major", Order::column_major()}};
+  for (const auto& [label, order] : orders)
+    for (const bool point_by_point : {false, true}) {
+      if (!order && point_by_point) continue;
+      register_pair("redistribute-rows-to-columns-" + label + (point_by_point ? "-point-by-point" : "") + "-1024-P4",
+                    [order, point_by_point](benchmark::State& s, bool hit) {
+                      redistribute_to_local_order(s, order, point_by_point, 4, 1024, hit);
+                    });
+    }
   // Simulated machines: one rank in the middle of the grid, whose plan involves all its neighbours.
   for (const int ranks : {1024, 16384, 262144, 1048576}) {
     const std::string p = "-P" + std::to_string(ranks);

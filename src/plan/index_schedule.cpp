@@ -46,33 +46,36 @@ Block offsets_block(std::span<const index_t> offsets, std::vector<Section1>& run
 
 }  // namespace
 
-void append_offset_runs(std::span<const index_t> offsets, std::vector<Section1>& runs) {
-  const std::size_t n = offsets.size();
-  std::size_t k = 0;
-  bool open = false;  // `current` holds a run not yet appended
-  Section1 current;
-  while (k < n) {
-    const index_t first = offsets[k];
-    index_t length = 1;
-    while (k + static_cast<std::size_t>(length) < n && offsets[k + static_cast<std::size_t>(length)] == first + length)
-      ++length;
-    k += static_cast<std::size_t>(length);
-    if (open && length == current.run_length) {
-      const index_t last_start = current.first + (current.run_count - 1) * current.stride;
-      const index_t gap = first - last_start;
-      // A gap equal to the length cannot occur (the stretches would be one); a smaller one would
-      // make the runs overlap, which a Section1 cannot say.
-      if (gap > length && (current.run_count == 1 || gap == current.stride)) {
-        current.stride = gap;
-        ++current.run_count;
-        continue;
-      }
+void OffsetRunAppender::commit() {
+  const index_t first = pending_first_, length = pending_length_;
+  if (open_ && length == current_.run_length) {
+    const index_t last_start = current_.first + (current_.run_count - 1) * current_.stride;
+    const index_t gap = first - last_start;
+    // A gap equal to the length cannot occur (the stretches would be one); a smaller one would
+    // make the runs overlap, which a Section1 cannot say.
+    if (gap > length && (current_.run_count == 1 || gap == current_.stride)) {
+      current_.stride = gap;
+      ++current_.run_count;
+      return;
     }
-    if (open) runs.push_back(current);
-    current = Section1{first, length, length, 1};
-    open = true;
   }
-  if (open) runs.push_back(current);
+  if (open_) runs_.push_back(current_);
+  current_ = Section1{first, length, length, 1};
+  open_ = true;
+}
+
+void append_offset_runs(std::span<const index_t> offsets, std::vector<Section1>& runs) {
+  OffsetRunAppender out(runs);
+  const std::size_t n = offsets.size();
+  for (std::size_t k = 0; k < n;) {
+    index_t length = 1;
+    while (k + static_cast<std::size_t>(length) < n &&
+           offsets[k + static_cast<std::size_t>(length)] == offsets[k] + length)
+      ++length;
+    out.add(offsets[k], length);
+    k += static_cast<std::size_t>(length);
+  }
+  out.finish();
 }
 
 Schedule index_schedule(int rank, std::span<const index_t> send_offsets, std::span<const int> send_counts,

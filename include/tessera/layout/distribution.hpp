@@ -195,6 +195,20 @@ class Distribution {
     return off;
   }
 
+  /// How many of the `count` (>= 1) points p, p + e_axis, ... lie at consecutive offsets from
+  /// local_offset(p), all owned by owner(p): a user-defined distribution's `local_run`, otherwise 1
+  /// (always a correct answer). What plans compiled against a local layout ask per stretch of a row.
+  /// Throws `Error(invalid_argument)` naming the distribution if it answers outside [1, count].
+  [[nodiscard]] index_t local_run(const Point<N>& p, std::size_t axis, index_t count) const {
+    if (!state_->user || count <= 1) return 1;
+    const index_t n = state_->user->local_run(p, axis, count);
+    if (n < 1 || n > count)
+      fail_argument("Distribution::local_run", "distribution", *this,
+                    detail::concat("answers ", n, " consecutive offsets from point ", p, " along axis ", axis,
+                                   ", outside [1, ", count, "]"));
+    return n;
+  }
+
   /// The global point stored at `offset` in `rank`'s local storage (inverse of local_offset).
   [[nodiscard]] Point<N> global_point(int rank, index_t offset) const {
     require_dimensional("Distribution::global_point");

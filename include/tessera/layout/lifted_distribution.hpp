@@ -67,6 +67,9 @@ class LiftedUserDistribution final : public UserDistribution<N> {
     return g ? inner_.owned_boxes(*g) : BoxList<N>{};
   }
   [[nodiscard]] index_t local_offset(const Point<N>& p) const override { return inner_.local_offset(p); }
+  [[nodiscard]] index_t local_run(const Point<N>& p, std::size_t axis, index_t count) const override {
+    return inner_.local_run(p, axis, count);
+  }
   // A local layout (layout/local_layout.hpp) lifts with its offsets: without these two the plan
   // would address the group's storage as patches (the soak found this).
   [[nodiscard]] bool has_local_layout() const noexcept override { return inner_.has_local_layout(); }

@@ -73,6 +73,19 @@ class UserDistribution {
     fail(ErrorCode::internal, name(), ": owner(", p, ") does not list a box containing ", p);
   }
 
+  /// How many of the `count` points p, p + e_axis, p + 2 e_axis, ... (e_axis: one step along
+  /// `axis`) lie at consecutive offsets local_offset(p), local_offset(p) + 1, ...: a number in
+  /// [1, count]. The engine asks it under a local layout when it compiles a schedule and when it
+  /// walks the owned points, so that a layout keeping stretches of a row together costs one call
+  /// per stretch instead of one `local_offset` per point. The caller promises that all `count`
+  /// points are owned by owner(p). Answering less than the longest stretch is always correct (the
+  /// default answers 1: one `local_offset` per point); answering more is a bad layout, which
+  /// `check_local_layout` reports.
+  [[nodiscard]] virtual index_t local_run(const Point<N>& p, std::size_t axis, index_t count) const {
+    (void)p, (void)axis, (void)count;
+    return 1;
+  }
+
   /// Chapel's `LocalLayout`: true if this distribution chooses its ranks' storage order itself,
   /// so that an array keeps `p` at element `local_offset(p)` of its owner's buffer (a column-major,
   /// padded, tiled or space-filling-curve order: layout/local_layout.hpp). Arrays then keep no

@@ -86,34 +86,46 @@ Block make_block(const StorageLayout<N>& layout, int patch, const Section<N>& se
 
 /// The block of `section` in storage under a local layout: the offsets of its points, enumerated
 /// as `make_block` enumerates them (axis `axis_order[0]` outermost, each axis in increasing order
-/// of position in the section), as one axis of runs.
+/// of position in the section), as one axis of runs. Each row along the innermost axis is asked
+/// for in stretches (`StorageLayout::custom_run`: one `local_offset` and one `local_run` per
+/// stretch of consecutive offsets the layout reports), so a layout that keeps the rows together
+/// costs a few calls per row rather than one per point.
 template <std::size_t N>
 Block make_custom_block(const StorageLayout<N>& layout, const Section<N>& section, const std::array<int, N>& axis_order,
                         std::vector<Section1>& runs) {
-  std::array<std::vector<index_t>, N> indices;  // indices[k]: the positions along axis axis_order[k]
-  for (std::size_t k = 0; k < N; ++k)
+  const auto inner = static_cast<std::size_t>(axis_order[N - 1]);
+  std::array<std::vector<index_t>, N> indices;  // indices[k]: the positions along axis axis_order[k], k < N - 1
+  for (std::size_t k = 0; k + 1 < N; ++k)
     for_each_run(section.dim[static_cast<std::size_t>(axis_order[k])], [&](index_t first, index_t length) {
       for (index_t i = first; i < first + length; ++i) indices[k].push_back(i);
     });
-  std::vector<index_t> offsets;
-  offsets.reserve(static_cast<std::size_t>(volume(section)));
+  std::vector<std::pair<index_t, index_t>> rows;  // the runs (first, length) along the innermost axis
+  for_each_run(section.dim[inner], [&](index_t first, index_t length) { rows.emplace_back(first, length); });
+  Block b;
+  b.volume = volume(section);
+  b.axes = 1;
+  b.axis[0].stride = 1;
+  b.axis[0].begin = static_cast<std::uint32_t>(runs.size());
+  OffsetRunAppender out(runs);
   std::array<std::size_t, N> at{};
   Point<N> p;
-  for (bool more = volume(section) > 0; more;) {
-    for (std::size_t k = 0; k < N; ++k) p[static_cast<std::size_t>(axis_order[k])] = indices[k][at[k]];
-    offsets.push_back(layout.custom_offset(p));
+  for (bool more = b.volume > 0; more;) {
+    for (std::size_t k = 0; k + 1 < N; ++k) p[static_cast<std::size_t>(axis_order[k])] = indices[k][at[k]];
+    for (const auto& [first, length] : rows) {
+      p[inner] = first;
+      for (index_t left = length; left > 0;) {
+        const index_t n = layout.custom_run(p, inner, left);
+        out.add(layout.custom_offset(p), n);
+        p[inner] += n, left -= n;
+      }
+    }
     more = false;
-    for (std::size_t k = N; k-- > 0 && !more;) {
+    for (std::size_t k = N - 1; k-- > 0 && !more;) {
       more = ++at[k] < indices[k].size();
       if (!more) at[k] = 0;
     }
   }
-  Block b;
-  b.volume = static_cast<index_t>(offsets.size());
-  b.axes = 1;
-  b.axis[0].stride = 1;
-  b.axis[0].begin = static_cast<std::uint32_t>(runs.size());
-  append_offset_runs(offsets, runs);
+  out.finish();
   b.axis[0].end = static_cast<std::uint32_t>(runs.size());
   return b;
 }

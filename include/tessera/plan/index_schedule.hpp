@@ -33,6 +33,42 @@ namespace tessera {
 /// back. Offsets may repeat or go down; they then simply start new runs.
 void append_offset_runs(std::span<const index_t> offsets, std::vector<Section1>& runs);
 
+/// What `append_offset_runs` does, fed one stretch of consecutive offsets at a time (`add(first,
+/// length)`: first, first + 1, ..., first + length - 1), for callers that know stretches without
+/// listing every offset (a local layout's rows, plan/compile_schedule.hpp). Stretches that continue
+/// each other join, so the runs equal those of the offsets listed one by one. `finish()` appends
+/// the last run; nothing is appended after it.
+class OffsetRunAppender {
+ public:
+  explicit OffsetRunAppender(std::vector<Section1>& runs) noexcept : runs_(runs) {}
+  /// Appends the stretch [first, first + length); length >= 1.
+  void add(index_t first, index_t length) {
+    if (pending_ && first == pending_first_ + pending_length_) {
+      pending_length_ += length;
+      return;
+    }
+    if (pending_) commit();
+    pending_ = true, pending_first_ = first, pending_length_ = length;
+  }
+  /// Appends what is still open.
+  void finish() {
+    if (pending_) commit();
+    pending_ = false;
+    if (open_) runs_.push_back(current_);
+    open_ = false;
+  }
+
+ private:
+  /// Folds the pending (maximal) stretch into the current run, or starts a new one.
+  void commit();
+
+  std::vector<Section1>& runs_;
+  bool pending_ = false;  // a stretch that a later one may still continue
+  index_t pending_first_ = 0, pending_length_ = 0;
+  bool open_ = false;  // `current_` holds a run not yet appended
+  Section1 current_;
+};
+
 /// Calls `visit(first, count)` for each stretch of `count` consecutive offsets starting at `first`
 /// in `runs` (what `append_offset_runs` made), in order.
 template <class Visit>

@@ -196,8 +196,24 @@ class StorageLayout {
   /// row-major (the order of `DistArray::for_each_owned` under every layout).
   template <class Visit>
   void for_each_custom_owned(Visit&& visit) const {
-    for (const auto& b : custom_->boxes)
-      for_each_point(b, [&](const Point<N>& p) { visit(p, custom_->dist.local_offset(p)); });
+    for (const auto& b : custom_->boxes) {
+      if (b.empty()) continue;
+      Box<N> row_starts = b;  // one point per row along the last axis
+      row_starts.hi[N - 1] = b.lo[N - 1] + 1;
+      for_each_point(row_starts, [&](Point<N> p) {
+        for (index_t left = extent(b, N - 1); left > 0;) {  // stretch by stretch of consecutive offsets
+          const index_t n = custom_run(p, N - 1, left);
+          const index_t offset = custom_offset(p);
+          for (index_t i = 0; i < n; ++i, ++p[N - 1]) visit(p, offset + i);
+          left -= n;
+        }
+      });
+    }
+  }
+  /// Under a local layout: how many of the `count` owned points p, p + e_axis, ... lie at
+  /// consecutive offsets from `custom_offset(p)` (`Distribution::local_run`, in [1, count]).
+  [[nodiscard]] index_t custom_run(const Point<N>& p, std::size_t axis, index_t count) const {
+    return custom_->dist.local_run(p, axis, count);
   }
   /// Under a local layout: true if the rank owns every point of `s`.
   [[nodiscard]] bool custom_owns(const Section<N>& s) const {

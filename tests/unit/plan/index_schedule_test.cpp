@@ -87,6 +87,31 @@ TEST(OffsetRuns, RandomListsComeBackInOrder) {
   }
 }
 
+// OffsetRunAppender takes stretches of consecutive offsets in any cut: pieces that continue each
+// other join, so the runs equal those of the offsets given one by one (append_offset_runs).
+TEST(OffsetRuns, StretchesCutAnywhereGiveTheRunsOfTheirOffsets) {
+  std::mt19937_64 rng(7);
+  for (int t = 0; t < 300; ++t) {
+    std::vector<index_t> offsets(rng() % 80);
+    for (std::size_t k = 0; k < offsets.size(); ++k)
+      offsets[k] = t % 2 == 0
+                       ? static_cast<index_t>(k / 5 * 9 + k % 5 + (rng() % 10 == 0 ? 2 : 0))  // rows, some broken
+                       : static_cast<index_t>(rng() % 30);
+    std::vector<Section1> pieces;
+    OffsetRunAppender out(pieces);
+    for (std::size_t k = 0; k < offsets.size();) {  // a random cut of each stretch of consecutive offsets
+      std::size_t length = 1;
+      while (k + length < offsets.size() && offsets[k + length] == offsets[k] + static_cast<index_t>(length) &&
+             rng() % 3 != 0)
+        ++length;
+      out.add(offsets[k], static_cast<index_t>(length));
+      k += length;
+    }
+    out.finish();
+    ASSERT_EQ(pieces, runs_of(offsets)) << "trial " << t;
+  }
+}
+
 TEST(IndexSchedule, TheHeaderExample) {
   const std::vector<index_t> sends{0, 4, 5, 6}, receives{9, 7, 3};
   const std::vector<int> send_counts{1, 3}, receive_counts{1, 2};
