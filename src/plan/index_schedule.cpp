@@ -65,16 +65,8 @@ void OffsetRunAppender::commit() {
 }
 
 void append_offset_runs(std::span<const index_t> offsets, std::vector<Section1>& runs) {
-  OffsetRunAppender out(runs);
-  const std::size_t n = offsets.size();
-  for (std::size_t k = 0; k < n;) {
-    index_t length = 1;
-    while (k + static_cast<std::size_t>(length) < n &&
-           offsets[k + static_cast<std::size_t>(length)] == offsets[k] + length)
-      ++length;
-    out.add(offsets[k], length);
-    k += static_cast<std::size_t>(length);
-  }
+  OffsetRunAppender out(runs);  // joins the offsets that continue each other into stretches
+  for (const index_t offset : offsets) out.add(offset, 1);
   out.finish();
 }
 
