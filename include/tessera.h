@@ -373,6 +373,43 @@ tessera_status tessera_dist_box_set(tessera_dist dist, tessera_box* boxes, int* 
                                     size_t* count);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Local layouts (Chapel's LocalLayout): a user-defined distribution's own storage order         */
+/* ------------------------------------------------------------------------------------------ */
+
+/** How each rank stores its owned boxes, one after another, under tessera_dist_with_local_order
+ *  (docs/concepts.md, "User-defined local layouts"). */
+typedef enum tessera_local_order {
+  TESSERA_LOCAL_ROW_MAJOR = 0,    /**< each box row-major (the offsets tessera uses without a layout) */
+  TESSERA_LOCAL_COLUMN_MAJOR = 1, /**< each box column-major: the first axis fastest */
+  TESSERA_LOCAL_PADDED = 2,       /**< row-major, each box's last extent rounded up to a multiple of `size` (holes) */
+  TESSERA_LOCAL_TILED = 3,        /**< cubes of side `size` (clipped at the box's upper faces), row-major inside */
+  /* Not values (see tessera_dim_kind). */
+  TESSERA_LOCAL_ORDER_MIN_ENUM_ = -0x7FFFFFFF - 1,
+  TESSERA_LOCAL_ORDER_MAX_ENUM_ = 0x7FFFFFFF
+} tessera_local_order;
+
+/** `dist` (a user-defined distribution: a box set from tessera_dist_from_boxes) with each rank's
+ *  boxes stored in `order`; `size` is the padding multiple or the tile side (>= 1), and must be 1
+ *  for row- and column-major. Arrays over the result keep no ghost layers and have no patches
+ *  (tessera_array_create with ghosts, tessera_array_patch_count, tessera_array_local:
+ *  INVALID_ARGUMENT); every movement, reduction, scan, get/set and copy_in/out works, with plans
+ *  compiled against the order. Read the rank's buffer with tessera_array_storage: point p is at
+ *  tessera_dist_local_offset(p). A dimensional distribution, one that has a local layout already,
+ *  a bad `order` or `size`: INVALID_ARGUMENT. Not collective. */
+tessera_status tessera_dist_with_local_order(tessera_dist dist, tessera_local_order order, int64_t size,
+                                             tessera_dist* out);
+/** `*has` = 1 if arrays over `dist` store their points in a local layout of its own, else 0. */
+tessera_status tessera_dist_has_local_layout(tessera_dist dist, int* has);
+/** Where `point` (in the distribution's box, owned by some rank) sits in its owner's buffer.
+ *  Under a local layout: the offset into tessera_array_storage's buffer on the owner. Without
+ *  one: the owner's patches one after another, each row-major, which is that buffer's offset only
+ *  for a row-major array without ghosts. A point outside the box or in a hole: OUT_OF_RANGE. */
+tessera_status tessera_dist_local_offset(tessera_dist dist, const int64_t* point, int64_t* offset);
+/** Elements of `rank`'s buffer under `dist`: tessera_dist_local_size, or more where a padded
+ *  local layout leaves holes. */
+tessera_status tessera_dist_local_storage_size(tessera_dist dist, int rank, int64_t* size);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Domains: a box bound to a distribution; every array over it moves with it                    */
 /* ------------------------------------------------------------------------------------------ */
 
@@ -420,6 +457,11 @@ tessera_status tessera_array_owned_box(tessera_array array, size_t patch, tesser
 /** A view of patch `patch` of this rank's storage (see tessera_view); `type` must be the array's.
  *  Valid until the domain is redistributed or migrated. */
 tessera_status tessera_array_local(tessera_array array, size_t patch, tessera_type type, tessera_view* view);
+/** This rank's whole buffer: `*data` its first element (NULL when the rank stores nothing) and
+ *  `*size` its elements, ghosts included (either pointer may be NULL). Under a local layout,
+ *  point p is at element tessera_dist_local_offset(p). `type` must be the array's. Valid until
+ *  the domain is redistributed or migrated. */
+tessera_status tessera_array_storage(tessera_array array, tessera_type type, void** data, int64_t* size);
 /** The element at global `point`, which this rank must store (owned or ghost). */
 tessera_status tessera_array_get(tessera_array array, const int64_t* point, tessera_type type, void* value);
 tessera_status tessera_array_set(tessera_array array, const int64_t* point, tessera_type type, const void* value);

@@ -3,6 +3,7 @@
 // copy (`local`, `local_with_ghosts`), the owned box, global indices of the owned part, element
 // access by global index, fill.
 #include <memory>
+#include <span>
 #include <vector>
 
 #include <pybind11/numpy.h>
@@ -38,6 +39,18 @@ pybind11::array view_of(const std::shared_ptr<PyArray<T, N>>& a, std::size_t pat
   return py::array_t<T>(shape, strides, first, guard);
 }
 
+/// A 1-D NumPy array over this rank's whole buffer (`DistArray::storage`, ghosts included), guarded
+/// like a view: under a local layout, point p is at element `dist.local_offset(p)`.
+template <class T, std::size_t N>
+pybind11::array storage_of(const std::shared_ptr<PyArray<T, N>>& a) {
+  namespace py = pybind11;
+  const std::span<T> buffer = a->array.storage();
+  if (buffer.empty()) return py::array_t<T>(std::vector<py::ssize_t>{0});
+  py::capsule guard(new ViewGuard<T, N>(a), [](void* g) { delete static_cast<ViewGuard<T, N>*>(g); });
+  return py::array_t<T>({static_cast<py::ssize_t>(buffer.size())}, {static_cast<py::ssize_t>(sizeof(T))}, buffer.data(),
+                        guard);
+}
+
 }  // namespace detail
 
 /// Adds the storage methods to the class of DistArray<T, N>.
@@ -52,6 +65,11 @@ void add_view_methods(Class& cls) {
       .def_property_readonly(
           "local_with_ghosts", [](const std::shared_ptr<A>& a) { return detail::view_of(a, 0, true); },
           "The owned part and its ghost layers as a NumPy view (no copy).")
+      .def_property_readonly(
+          "storage", [](const std::shared_ptr<A>& a) { return detail::storage_of(a); },
+          "This rank's whole buffer as a 1-D NumPy view (no copy), ghosts included: under a local layout "
+          "(Distribution.has_local_layout) point p is at storage[dist.local_offset(p)]. Holding it blocks "
+          "redistributions.")
       .def(
           "local_patch", [](const std::shared_ptr<A>& a, std::size_t patch, bool ghosts) {
             return detail::view_of(a, patch, ghosts);

@@ -151,6 +151,29 @@ py::tuple incremental_box_step(const BoxLists& boxes, const std::vector<int>& cu
   });
 }
 
+// The C++ LocalOrder that `order` names; `size` (the padding multiple or tile side) must be 1 for
+// the orders that take none, so that a size given to the wrong order is an error, not ignored.
+template <std::size_t N>
+tessera::LocalOrder<N> local_order_of(const std::string& order, index_t size) {
+  constexpr const char* where = "with_local_order";
+  const auto sizeless = [&] {
+    if (size != 1)
+      tessera::fail_argument(where, "size", size, tessera::detail::concat("must be 1 for \"", order, "\" (only \"padded\" and \"tiled\" take a size)"));
+  };
+  if (order == "row-major") {
+    sizeless();
+    return tessera::LocalOrder<N>::row_major();
+  }
+  if (order == "column-major") {
+    sizeless();
+    return tessera::LocalOrder<N>::column_major();
+  }
+  if (order == "padded") return tessera::LocalOrder<N>::padded(size);
+  if (order == "tiled") return tessera::LocalOrder<N>::tiled(size);
+  tessera::fail_argument(where, "order", tessera::detail::concat('"', order, '"'),
+                         "is not one of \"row-major\", \"column-major\", \"padded\", \"tiled\"");
+}
+
 template <std::size_t N>
 void bind_distribution(py::module_& m) {
   using D = tessera::Distribution<N>;
@@ -167,6 +190,17 @@ void bind_distribution(py::module_& m) {
       .def("owned_box", [](const D& d, int rank) { return tuple_of(d.owned_box(rank)); }, py::arg("rank"),
            "The bounding box (lo, hi) of what `rank` owns.")
       .def("local_size", &D::local_size, py::arg("rank"), "Elements `rank` owns.")
+      .def_property_readonly("has_local_layout", &D::has_local_layout,
+                             "True if arrays over it store their points in a local order of its own "
+                             "(with_local_order): no ghosts, no local views; read DistArray.storage.")
+      .def("local_offset",
+           [](const D& d, const std::vector<index_t>& p) { return d.local_offset(point_of<N>(p, "local_offset: point")); },
+           py::arg("point"),
+           "Where `point` sits in its owner's buffer: under a local layout the index into the owner's "
+           "DistArray.storage; without one the owned patches one after another, each row-major (the "
+           "storage's index for a row-major array without ghosts).")
+      .def("local_storage_size", &D::local_storage_size, py::arg("rank"),
+           "Elements of `rank`'s buffer: local_size(rank), or more where a padded local order leaves holes.")
       .def_property_readonly(
           "box_set",
           [](const D& d) -> py::object {
@@ -190,6 +224,12 @@ void bind_distribution(py::module_& m) {
       py::arg("dist"), py::arg("axes"), py::arg("flooded") = false,
       "The distribution of a partial reduction's result: dist's box with each of `axes` cut to its low index, aligned "
       "with dist (flooded=True: every rank of a reduced grid axis holds a replica).");
+  m.def(
+      "with_local_order",
+      [](const D& dist, const std::string& order, index_t size) { return tessera::with_local_order(dist, local_order_of<N>(order, size)); },
+      py::arg("dist"), py::arg("order"), py::arg("size") = 1,
+      "`dist` (a user-defined distribution: a box set) with each rank's boxes stored in `order`: \"row-major\", "
+      "\"column-major\", \"padded\" (rows rounded up to a multiple of `size`) or \"tiled\" (cubes of side `size`).");
   m.def("relabel_for_locality",
         [](const D& from, const D& target) { return tessera::relabel_for_locality(from, target); },
         py::arg("current"), py::arg("target"),

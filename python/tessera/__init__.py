@@ -29,7 +29,7 @@ if not _MPI.Is_initialized():
     _atexit.register(_tessera._finalize_mpi)
 
 from ._tessera import (DimSpec, block, cut, cut_weights, cyclic, block_cyclic, collapsed, irregular, flooded,
-                       Redistribution, CombineOp, SectionTimer, BalanceStep, relabel_for_locality, copy,
+                       Redistribution, CombineOp, SectionTimer, BalanceStep, relabel_for_locality, with_local_order, copy,
                        copy_section, flood, transpose, reduce_into, reduced_distribution, save, load,
                        saved_boxes)
 from ._layout import Ghosts, Distribution, Domain, from_spec, box_set, assign_boxes, incremental_box_step
@@ -47,7 +47,7 @@ __all__ = [
     "Error", "InvalidArgumentError", "OutOfRangeError", "IndexOverflowError", "MismatchError", "MPIError",
     "FileIOError", "InternalError", "OutOfMemoryError", "ViewsHeldError",
     "DimSpec", "block", "cut", "cut_weights", "cyclic", "block_cyclic", "collapsed", "irregular", "flooded",
-    "Ghosts", "Distribution", "Domain", "from_spec", "box_set", "assign_boxes", "incremental_box_step", "relabel_for_locality", "Redistribution",
+    "Ghosts", "Distribution", "Domain", "from_spec", "box_set", "assign_boxes", "incremental_box_step", "relabel_for_locality", "with_local_order", "Redistribution",
     "DistArray", "DTYPES", "SparseDomain", "SparseArray", "AssociativeDomain", "AssociativeArray", "COLLECTION_DTYPES", "CombineOp", "copy", "copy_section", "flood", "transpose", "reduce_into", "reduced_distribution",
     "Balancer", "BoxBalancer", "SectionTimer", "BalanceStep", "save", "load", "saved_boxes", "Picture", "show", "plan",
     "ProcessorGroups", "copy_between_groups", "copy_section_between_groups", "boundary",
