@@ -70,6 +70,10 @@ MPI_DRIVERS = [("bench_halo", 2, []), ("bench_halo_ga", 2, []), ("bench_halo_pet
                ("bench_flood", 4, []),
                # 2 ranks on a 1x2 grid: one replica per core, no oversubscription
                ("bench_flood", 2, ["--grid", "1,2"]),
+               # two processor groups (1 + 1 ranks; 2 + 2 on 4) at work at once, and a copy between
+               # them, against MPI_Comm_split and Isend/Irecv by hand
+               ("bench_groups", 2, []),
+               ("bench_groups", 4, ["--sizes", "256,1024"]),
                # sparse matrix-vector product against a hand-written MPI inspector and exchange
                ("bench_sparse_matvec", 2, []),
                # box sets (issue 16): the halo against a hand-written Isend/Irecv of the same boxes'

@@ -41,7 +41,8 @@
 /// may keep its points in curve order, point p at `count_before(code(p)) - points_before(rank)`,
 /// instead of tessera's row-major patch per owned box (`MortonStorage::patches`, the default, which
 /// alone allows ghost layers). Neighbours on the curve are then neighbours in memory; the engine
-/// compiles its movements against these offsets (`tessera/layout/local_layout.hpp`).
+/// compiles its movements against these offsets (`tessera/layout/local_layout.hpp`), asking
+/// `local_run` for stretches: pairs along the last axis (the whole row in 1-D).
 ///
 /// Replicated state: O(P) codes and counts. Copies of a `Distribution` wrapping it share one object.
 
@@ -202,6 +203,20 @@ class MortonDistribution : public tessera::UserDistribution<N>, public tessera::
       if (code_of(b.lo) >= splits_[r] && code_of(b.last()) < splits_[r + 1])
         return count_before(n.first) - before_[r] + tessera::offset_row_major(b, q);
     }
+  }
+
+  /// Stored along the curve, how many of the `count` owned points p, p + e_axis, ... sit at
+  /// consecutive offsets (what plans ask per stretch, `UserDistribution::local_run`). In 1-D the
+  /// code is the index: the whole stretch. Otherwise the last axis holds the lowest bit of the code,
+  /// so an even coordinate (relative to the domain's low corner) and the next one are consecutive
+  /// codes, both domain points: a pair. Across a pair the code jumps, and whether the codes between
+  /// are all padding would take a descent per point to tell, so 1 (always correct). In patches the
+  /// default: 1.
+  [[nodiscard]] index_t local_run(const tessera::Point<N>& p, std::size_t axis, index_t count) const override {
+    if (storage_ != MortonStorage::curve || count < 2) return 1;
+    if constexpr (N == 1) return count;
+    if (axis != N - 1) return 1;
+    return (p[N - 1] - lo_[N - 1]) % 2 == 0 ? 2 : 1;
   }
 
   /// True when stored along the curve (`MortonStorage::curve`): tessera then keeps every point at

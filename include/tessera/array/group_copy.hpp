@@ -21,9 +21,9 @@
 /// a section-move plan between the lifted distributions is built on each rank without
 /// communication, compiled against the arrays' storage, and run by a point-to-point `Mover` over
 /// the parent, from the source array's storage straight into the destination's. Schedule and
-/// mover are kept in `groups.cache()`: a repeated copy costs one agreement on the arguments, one
-/// small allreduce of the arrays' ghost specs (ranks outside a group do not know them) and the
-/// messages. Point-to-point always: the pattern is bipartite (one group sends, the other
+/// mover are kept in `groups.cache()`: a repeated copy costs one small allreduce (the agreement on
+/// the arguments together with the arrays' ghost specs, which ranks outside a group do not know)
+/// and the messages. Point-to-point always: the pattern is bipartite (one group sends, the other
 /// receives), and arrays kept in shared-memory windows have them over their group's node, not the
 /// parent's.
 
@@ -119,13 +119,16 @@ void move_between_groups(const char* where, const ProcessorGroups& groups, int f
                     concat(where, ": 'from_group' and 'to_group' are both ", from_group,
                            "; within one group use copy() on the group's communicator"));
   if (!refused) refused = box_error(where, from, src_box, to, dst_box);
-  parent.agree(refused);
+  // One allreduce agrees on the outcome and shares the arrays' ghost specs: only the ranks of a
+  // group know its array's ghosts, which shape the storage the plan addresses, and the cache key
+  // must be the same on every rank for it to hit or miss alike. (Two allreduces were a tenth of a
+  // 512 KiB copy on 2 ranks: bench_groups.) If a rank refused, every rank sees it and `agree`
+  // sends the lowest refusing rank's error to all.
+  std::array<std::uint64_t, 3> agreed{refused ? 1u : 0u, src ? src->ghosts().hash() : 0, dst ? dst->ghosts().hash() : 0};
+  parent.allreduce(std::span<std::uint64_t>(agreed), ReduceOp::max);
+  if (agreed[0] != 0) parent.agree(refused);  // throws on every rank
   if (src_box.empty()) return;  // every rank sees the same boxes: nobody communicates
-
-  // Only the ranks of a group know its array's ghosts, which shape the storage the plan
-  // addresses: the cache key must be the same on every rank for it to hit or miss alike.
-  std::array<std::uint64_t, 2> ghosts{src ? src->ghosts().hash() : 0, dst ? dst->ghosts().hash() : 0};
-  parent.allreduce(std::span<std::uint64_t>(ghosts), ReduceOp::max);
+  const std::array<std::uint64_t, 2> ghosts{agreed[1], agreed[2]};
   const int rank = parent.rank();
   std::uint64_t key = hash_combine(0x67726f7570636f70ULL, static_cast<std::uint64_t>(from_group));  // "groupcop"
   key = hash_combine(hash_combine(key, from.hash()), ghosts[0]);

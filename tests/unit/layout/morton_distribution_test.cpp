@@ -15,6 +15,7 @@
 #include "distribution_checks.hpp"
 #include "morton_distribution/morton_distribution.hpp"
 #include "tessera/layout/distribution.hpp"
+#include "tessera/layout/local_layout.hpp"
 
 namespace tessera {
 namespace {
@@ -176,6 +177,47 @@ TYPED_TEST(MortonProperties, CurveStorageNumbersEachSegmentAlongTheCurve) {
         ASSERT_EQ(m.local_offset(points[k].second), static_cast<index_t>(k)) << points[k].second;
     }
   }
+}
+
+// local_run under curve storage: every claim holds (check_local_layout walks every row of every
+// owned box along every axis), and the pairs along the last axis are claimed (a run of 2 from an
+// even coordinate), so plans ask half as many offsets; 1-D claims whole stretches.
+TYPED_TEST(MortonProperties, CurveStorageClaimsItsPairsAlongTheLastAxis) {
+  constexpr std::size_t N = TypeParam::value;
+  std::mt19937_64 rng(771 * N);
+  index_t pairs_in_every_trial = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const Box<N> domain = random_domain<N>(rng, max_extent_for<N>());
+    const int ranks = random_ranks(rng);
+    const auto m = std::make_shared<const MortonDistribution<N>>(domain, ranks, tessera_examples::MortonStorage::curve);
+    const tessera::Distribution<N> dist = tessera::Distribution<N>::user(m);
+    SCOPED_TRACE(m->name());
+    for (int r = 0; r < ranks; ++r) ASSERT_NO_THROW(tessera::check_local_layout(dist, r)) << "rank " << r;
+    index_t pairs_claimed = 0, pairs_held = 0;
+    for (int r = 0; r < ranks; ++r)
+      for (const auto& b : m->owned_boxes(r))
+        for_each_point(b, [&](const Point<N>& p) {
+          Point<N> next = p;
+          ++next[N - 1];
+          if (contains(b, next)) {
+            const bool pair = (p[N - 1] - domain.lo[N - 1]) % 2 == 0;
+            pairs_held += pair;
+            const index_t claimed = m->local_run(p, N - 1, 2);
+            EXPECT_EQ(claimed, pair || N == 1 ? 2 : 1) << p;
+            pairs_claimed += claimed == 2 && pair;
+          }
+          if constexpr (N > 1) {
+            Point<N> below = p;
+            ++below[0];
+            if (contains(b, below)) EXPECT_EQ(m->local_run(p, 0, 2), 1) << p;
+          }
+        });
+    EXPECT_EQ(pairs_claimed, pairs_held);
+    pairs_in_every_trial += pairs_held;
+    const MortonDistribution<N> in_patches(domain, ranks);
+    EXPECT_EQ(in_patches.local_run(domain.lo, N - 1, 2), 1);  // patches: the engine's own runs
+  }
+  EXPECT_GT(pairs_in_every_trial, 0) << "no trial held a pair: the test checks nothing";
 }
 
 TYPED_TEST(MortonProperties, CountBeforeAndSplitCodesMatchBruteForce) {
