@@ -392,10 +392,11 @@ typedef enum tessera_local_order {
  *  boxes stored in `order`; `size` is the padding multiple or the tile side (>= 1), and must be 1
  *  for row- and column-major. Arrays over the result keep no ghost layers and have no patches
  *  (tessera_array_create with ghosts, tessera_array_patch_count, tessera_array_local:
- *  INVALID_ARGUMENT); every movement, reduction, scan, get/set and copy_in/out works, with plans
- *  compiled against the order. Read the rank's buffer with tessera_array_storage: point p is at
- *  tessera_dist_local_offset(p). A dimensional distribution, one that has a local layout already,
- *  a bad `order` or `size`: INVALID_ARGUMENT. Not collective. */
+ *  INVALID_ARGUMENT); every movement, whole-array reduction, get/set and copy_in/out works, with
+ *  plans compiled against the order (scans and partial reductions need patches: INVALID_ARGUMENT).
+ *  Read the rank's buffer with tessera_array_storage: point p is at tessera_dist_local_offset(p).
+ *  A dimensional distribution, one that has a local layout already, a bad `order` or `size`:
+ *  INVALID_ARGUMENT. Not collective. */
 tessera_status tessera_dist_with_local_order(tessera_dist dist, tessera_local_order order, int64_t size,
                                              tessera_dist* out);
 /** `*has` = 1 if arrays over `dist` store their points in a local layout of its own, else 0. */

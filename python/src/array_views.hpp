@@ -4,6 +4,7 @@
 // access by global index, fill.
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include <pybind11/numpy.h>
@@ -15,6 +16,16 @@
 namespace tessera_python {
 
 namespace detail {
+
+/// A NumPy array over `first` with `shape` and byte `strides`, whose base object is a ViewGuard of
+/// `a` (holders.hpp, "The view rule"): a capsule owning the guard, deleted with the last view.
+template <class T, std::size_t N>
+pybind11::array guarded_array(const std::shared_ptr<PyArray<T, N>>& a, std::vector<pybind11::ssize_t> shape,
+                              std::vector<pybind11::ssize_t> strides, T* first) {
+  namespace py = pybind11;
+  py::capsule guard(new ViewGuard<T, N>(a), [](void* g) { delete static_cast<ViewGuard<T, N>*>(g); });
+  return py::array_t<T>(std::move(shape), std::move(strides), first, guard);
+}
 
 /// A NumPy array over `extents` elements of patch `view`'s storage starting at `first`, whose base
 /// object is a ViewGuard of `a` (holders.hpp, "The view rule"). A rank that stores no patch gets an
@@ -34,9 +45,7 @@ pybind11::array view_of(const std::shared_ptr<PyArray<T, N>>& a, std::size_t pat
     strides[d] = static_cast<py::ssize_t>(v.strides[d] * static_cast<tessera::index_t>(sizeof(T)));
     if (!with_ghosts) first += v.ghost_lo[d] * v.strides[d];
   }
-  // The base object: a capsule owning a ViewGuard, deleted when the last NumPy view of it goes.
-  py::capsule guard(new ViewGuard<T, N>(a), [](void* g) { delete static_cast<ViewGuard<T, N>*>(g); });
-  return py::array_t<T>(shape, strides, first, guard);
+  return guarded_array(a, std::move(shape), std::move(strides), first);
 }
 
 /// A 1-D NumPy array over this rank's whole buffer (`DistArray::storage`, ghosts included), guarded
@@ -46,9 +55,8 @@ pybind11::array storage_of(const std::shared_ptr<PyArray<T, N>>& a) {
   namespace py = pybind11;
   const std::span<T> buffer = a->array.storage();
   if (buffer.empty()) return py::array_t<T>(std::vector<py::ssize_t>{0});
-  py::capsule guard(new ViewGuard<T, N>(a), [](void* g) { delete static_cast<ViewGuard<T, N>*>(g); });
-  return py::array_t<T>({static_cast<py::ssize_t>(buffer.size())}, {static_cast<py::ssize_t>(sizeof(T))}, buffer.data(),
-                        guard);
+  return guarded_array(a, {static_cast<py::ssize_t>(buffer.size())}, {static_cast<py::ssize_t>(sizeof(T))},
+                       buffer.data());
 }
 
 }  // namespace detail
