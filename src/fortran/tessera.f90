@@ -1,7 +1,8 @@
 !> tessera for Fortran 2008: processor grids, distributions, domains, arrays of real(c_double)
 !> with ghost layers, ghost updates, redistribution, gather and scatter, disjoint processor groups
-!> and copies between them, multiblock domains (blocks glued at faces), over the C API (tessera.h)
-!> through iso_c_binding. See docs/fortran.md.
+!> and copies between them, multiblock domains (blocks glued at faces), box sets (domains that are
+!> lists of boxes) and their local storage orders, over the C API (tessera.h) through
+!> iso_c_binding. See docs/fortran.md. The box-set routines live in the submodule box_sets.f90.
 !>
 !> Index order. Everything here is in Fortran's order: the first index varies fastest in memory.
 !> tessera itself is row-major (the last index fastest), so the module reverses the dimensions at
@@ -17,6 +18,7 @@
 module tessera
   use, intrinsic :: iso_c_binding
   use tessera_c_api
+  use tessera_fortran_support
   use, intrinsic :: iso_fortran_env, only: error_unit
   implicit none
   private
@@ -37,6 +39,17 @@ module tessera
   ! How values are combined (tessera_op): multiblock reductions and ghost accumulation.
   integer, parameter, public :: TESSERA_OP_REPLACE = 0, TESSERA_OP_ADD = 1, TESSERA_OP_MULTIPLY = 2, &
                                 TESSERA_OP_MIN = 3, TESSERA_OP_MAX = 4
+  ! How tessera_assign_boxes gives boxes to ranks (tessera_box_assignment): the heaviest box first to
+  ! the least loaded rank; runs of equal weight along the Morton or Hilbert order of the box centres.
+  integer, parameter, public :: TESSERA_ASSIGN_KNAPSACK = 0, TESSERA_ASSIGN_MORTON = 1, TESSERA_ASSIGN_HILBERT = 2
+  ! How a rank stores its boxes under tessera_dist_with_local_order, in Fortran's terms: each box
+  ! column-major (the first index fastest: what the module's arrays are anyway) or row-major (the last
+  ! index fastest); padded (column-major, each box's first extent rounded up to a multiple of `size`:
+  ! a padded leading dimension); tiled (cubes of side `size`, column-major inside and from tile to
+  ! tile). The values are C's tessera_local_order for the same memory order: C's axes are Fortran's
+  ! reversed, so C's row-major (0) is Fortran's column-major.
+  integer, parameter, public :: TESSERA_LOCAL_COLUMN_MAJOR = 0, TESSERA_LOCAL_ROW_MAJOR = 1, &
+                                TESSERA_LOCAL_PADDED = 2, TESSERA_LOCAL_TILED = 3
 
   ! Handles: one type per kind of object, so that the compiler catches a grid passed for a domain.
   ! The C handles inside are checked by the library on every call (a freed one is an error).
@@ -124,11 +137,6 @@ module tessera
     integer, allocatable :: lo(:), hi(:), stride(:)
   end type
 
-  ! The message of the last failure this module found itself, before calling C (one per program:
-  ! call the module from one thread at a time).
-  character(:), allocatable, save :: own_error
-  logical, save :: failed_here = .false.
-
   ! What a rank that stores nothing points its local arrays at.
   real(c_double), target, save :: nothing(0)
 
@@ -149,9 +157,14 @@ module tessera
   public :: tessera_multiblock_array_begin_update_ghosts, tessera_multiblock_array_end_update_ghosts
   public :: tessera_multiblock_array_accumulate_ghosts, tessera_multiblock_array_reduce
   public :: tessera_multiblock_array_gather_block, tessera_multiblock_copy_section
+  public :: tessera_patch_count, tessera_get, tessera_set
+  public :: tessera_dist_from_boxes, tessera_assign_boxes, tessera_incremental_box_step, tessera_dist_box_set
+  public :: tessera_dist_with_local_order, tessera_dist_has_local_layout, tessera_dist_storage_index
+  public :: tessera_dist_local_storage_size, tessera_storage
 
-  !> call tessera_local(array, u): u points at this rank's storage, ghosts included, indexed by
-  !> global indices (see tessera_owned). Valid until the domain is redistributed.
+  !> call tessera_local(array, u [, status, patch]): u points at this rank's storage, ghosts
+  !> included, indexed by global indices (see tessera_owned); where the rank stores several patches
+  !> (a box set), at patch `patch` (from 0). Valid until the domain is redistributed.
   interface tessera_local
     module procedure local_1d, local_2d, local_3d
   end interface
@@ -180,6 +193,109 @@ module tessera
     module procedure multiblock_gather_1d, multiblock_gather_2d, multiblock_gather_3d
   end interface
 
+  ! Box sets and user-defined local layouts: declared here, implemented in the submodule box_sets
+  ! (box_sets.f90). Boxes are columns of `lo` and `hi` (shape (ndim, count)), inclusive and in Fortran
+  ! order; box b is column b + 1 (boxes are numbered from 0, as in C and as ranks are).
+  interface
+    !> A box-set distribution over comm_size ranks: box b is lo(:, b+1):hi(:, b+1), owned by rank
+    !> owners(b+1); the boxes must be disjoint and non-empty. domain_lo:domain_hi (both or neither;
+    !> default: the boxes' bounding box) must hold them; its cells in no box are holes. Not
+    !> collective: every rank passes the same lists.
+    module subroutine tessera_dist_from_boxes(comm_size, lo, hi, owners, dist, status, domain_lo, domain_hi)
+      integer, intent(in) :: comm_size
+      integer, intent(in) :: lo(:, :), hi(:, :), owners(:)
+      type(tessera_dist), intent(out) :: dist
+      integer, intent(out), optional :: status
+      integer, intent(in), optional :: domain_lo(:), domain_hi(:)
+    end subroutine
+    !> One owner per box (owners(b+1) for box b) by `policy` (TESSERA_ASSIGN_*); `weights` (one per
+    !> box, finite, >= 0) default to the boxes' cell counts. Deterministic; not collective.
+    module subroutine tessera_assign_boxes(comm_size, lo, hi, policy, owners, status, weights)
+      integer, intent(in) :: comm_size
+      integer, intent(in) :: lo(:, :), hi(:, :)
+      integer, intent(in) :: policy
+      integer, intent(out) :: owners(:)
+      integer, intent(out), optional :: status
+      real(c_double), intent(in), optional :: weights(:)
+    end subroutine
+    !> D3-ARC's step for box sets: of the boxes whose owner in `target` differs from `current`, moves
+    !> those with the best gain per cell until a fraction `delta` (0..1) of the excess load is gone;
+    !> `owners` gets the owners after the step. Optional: `weights` (as above), `moved` (boxes that
+    !> change owner), `excess_before` / `excess_after` (the load above the mean, summed over ranks).
+    module subroutine tessera_incremental_box_step(comm_size, lo, hi, current, target, delta, owners, status, &
+                                                   weights, moved, excess_before, excess_after)
+      integer, intent(in) :: comm_size
+      integer, intent(in) :: lo(:, :), hi(:, :), current(:), target(:)
+      real(c_double), intent(in) :: delta
+      integer, intent(out) :: owners(:)
+      integer, intent(out), optional :: status
+      real(c_double), intent(in), optional :: weights(:)
+      integer, intent(out), optional :: moved
+      real(c_double), intent(out), optional :: excess_before, excess_after
+    end subroutine
+    !> The boxes of a box-set distribution (lo and hi of shape (ndim, count), allocated here) and
+    !> their owners. TESSERA_ERR_MISMATCH for a distribution that is not a box set.
+    module subroutine tessera_dist_box_set(dist, lo, hi, owners, status)
+      type(tessera_dist), intent(in) :: dist
+      integer, allocatable, intent(out) :: lo(:, :), hi(:, :), owners(:)
+      integer, intent(out), optional :: status
+    end subroutine
+    !> The element at `point` (global, Fortran order), which this rank must store (owned or ghost;
+    !> else TESSERA_ERR_OUT_OF_RANGE). Any array, whatever its distribution or local layout.
+    module subroutine tessera_get(array, point, value, status)
+      type(tessera_array), intent(in) :: array
+      integer, intent(in) :: point(:)
+      real(c_double), intent(out), target :: value
+      integer, intent(out), optional :: status
+    end subroutine
+    module subroutine tessera_set(array, point, value, status)
+      type(tessera_array), intent(in) :: array
+      integer, intent(in) :: point(:)
+      real(c_double), intent(in), target :: value
+      integer, intent(out), optional :: status
+    end subroutine
+    !> `dist` (a box set) with each rank's boxes stored one after another in `order`
+    !> (TESSERA_LOCAL_*); `size` (default 1) is the padding multiple or the tile side and must be 1
+    !> for column- and row-major. Arrays over `out` have no ghosts and no patches (tessera_local
+    !> refuses them): reach their values through tessera_storage and tessera_dist_storage_index, or
+    !> tessera_get / tessera_set; every movement, gather, scatter and sum works.
+    module subroutine tessera_dist_with_local_order(dist, order, out, status, size)
+      type(tessera_dist), intent(in) :: dist
+      integer, intent(in) :: order
+      type(tessera_dist), intent(out) :: out
+      integer, intent(out), optional :: status
+      integer, intent(in), optional :: size
+    end subroutine
+    module subroutine tessera_dist_has_local_layout(dist, has, status)
+      type(tessera_dist), intent(in) :: dist
+      logical, intent(out) :: has
+      integer, intent(out), optional :: status
+    end subroutine
+    !> Where `point` (Fortran order) lies in its owner's storage: u(index) of tessera_storage's `u` on
+    !> that rank, under a local layout. Without one: the owner's patches one after another, each
+    !> column-major without ghosts. A point outside the box or in a hole: TESSERA_ERR_OUT_OF_RANGE.
+    module subroutine tessera_dist_storage_index(dist, point, index, status)
+      type(tessera_dist), intent(in) :: dist
+      integer, intent(in) :: point(:)
+      integer(c_int64_t), intent(out) :: index
+      integer, intent(out), optional :: status
+    end subroutine
+    !> The elements of `rank`'s storage under `dist` (more than it owns where padding leaves holes).
+    module subroutine tessera_dist_local_storage_size(dist, rank, size, status)
+      type(tessera_dist), intent(in) :: dist
+      integer, intent(in) :: rank
+      integer(c_int64_t), intent(out) :: size
+      integer, intent(out), optional :: status
+    end subroutine
+    !> u(1:n): this rank's whole storage, ghosts and padding included (zero-size when it stores
+    !> nothing). Valid until the domain is redistributed.
+    module subroutine tessera_storage(array, u, status)
+      type(tessera_array), intent(in) :: array
+      real(c_double), pointer, intent(out) :: u(:)
+      integer, intent(out), optional :: status
+    end subroutine
+  end interface
+
   ! Appended to the C library's messages about interfaces and sections, which speak C's terms.
   character(*), parameter :: c_terms = ' [in C''s terms: C axis d is Fortran dimension ndim - d, ' // &
                                        'C boxes are [lo, hi) in C order, C interface i is interfaces(i + 1)]'
@@ -193,52 +309,7 @@ contains
   !> The message of the last failing call on this thread ("" if none failed).
   function tessera_last_error() result(message)
     character(:), allocatable :: message
-    if (allocated(own_error)) then
-      message = own_error
-    else
-      message = c_message()
-    end if
-  end function
-
-  ! The C library's message of its last failure (whatever this module found itself since).
-  function c_message() result(message)
-    character(:), allocatable :: message
-    type(c_ptr) :: p
-    character(kind=c_char), pointer :: chars(:)
-    integer :: i, n
-    p = c_last_error()
-    n = int(c_strlen(p))
-    call c_f_pointer(p, chars, [n])
-    allocate(character(n) :: message)
-    do i = 1, n
-      message(i:i) = chars(i)
-    end do
-  end function
-
-  ! Hands a C status to the caller, or stops with the library's message if the caller took none.
-  subroutine finish(s, status)
-    integer(c_int), intent(in) :: s
-    integer, intent(out), optional :: status
-    ! A failure of the C library replaces a message of this module's own.
-    if (s /= TESSERA_OK .and. .not. failed_here .and. allocated(own_error)) deallocate(own_error)
-    failed_here = .false.
-    if (present(status)) then
-      status = int(s)
-    else if (s /= TESSERA_OK) then
-      write(error_unit, '(a)') 'tessera: ' // tessera_last_error()
-      error stop 1
-    end if
-  end subroutine
-
-  ! A failure this module detects itself (a Fortran argument of the wrong size): its status, with
-  ! the message tessera_last_error() will give.
-  function fail(code, message) result(s)
-    integer(c_int), intent(in) :: code
-    character(*), intent(in) :: message
-    integer(c_int) :: s
-    own_error = message
-    failed_here = .true.
-    s = code
+    message = last_error_message()
   end function
 
   function wrong_rank(ndim, expected) result(s)
@@ -246,25 +317,6 @@ contains
     integer(c_int) :: s
     s = fail(TESSERA_ERR_MISMATCH, 'tessera_local: the array has ' // str(ndim) // ' dimensions, the pointer ' // &
                                    str(expected))
-  end function
-
-  pure function str(i) result(text)
-    integer, intent(in) :: i
-    character(:), allocatable :: text
-    character(24) :: buffer
-    write(buffer, '(i0)') i
-    text = trim(buffer)
-  end function
-
-  pure function str_list(values) result(text)
-    integer, intent(in) :: values(:)
-    character(:), allocatable :: text
-    integer :: k
-    text = ''
-    do k = 1, size(values)
-      if (k > 1) text = text // ', '
-      text = text // str(values(k))
-    end do
   end function
 
   !> The number of live handles of every kind (0 once a program freed everything).
@@ -499,17 +551,19 @@ contains
 
   !> The owned part of this rank's storage, inclusive, Fortran order: global indices along block and
   !> cut dimensions; along cyclic and block-cyclic ones, the positions 1..count of the owned indices.
-  !> A rank that owns nothing gets lo > hi.
-  subroutine tessera_owned(array, lo, hi, status)
+  !> A rank that owns nothing gets lo > hi. Where the rank stores several patches (a box set, a
+  !> cyclic dimension's runs), `patch` (from 0; see tessera_patch_count) says which.
+  subroutine tessera_owned(array, lo, hi, status, patch)
     type(tessera_array), intent(in) :: array
     integer, intent(out) :: lo(:), hi(:)
     integer, intent(out), optional :: status
+    integer, intent(in), optional :: patch
     type(c_view) :: v
     integer(c_int64_t) :: lb(TESSERA_MAX_DIM), ext(TESSERA_MAX_DIM)
     integer :: k, c
     integer(c_int) :: s
     logical :: stored
-    s = local_view(array, size(lo), v, stored, lb, ext)
+    s = local_view(array, size(lo), v, stored, lb, ext, patch)
     if (s == TESSERA_OK .and. size(hi) /= size(lo)) then
       s = fail(TESSERA_ERR_INVALID_ARGUMENT, 'tessera_owned: lo has ' // str(size(lo)) // ' entries, hi ' // str(size(hi)))
     end if
@@ -527,25 +581,35 @@ contains
     call finish(s, status)
   end subroutine
 
-  ! This rank's view in Fortran order: lower bounds (global, or 1 at the first owned position of a
-  ! compacted axis) and extents of the storage, ghosts included. `stored` is false on a rank that
-  ! stores nothing.
-  function local_view(array, ndim, v, stored, lb, ext) result(s)
+  ! This rank's view of patch `patch` (absent: its only patch) in Fortran order: lower bounds
+  ! (global, or 1 at the first owned position of a compacted axis) and extents of the storage, ghosts
+  ! included. `stored` is false on a rank that stores nothing.
+  function local_view(array, ndim, v, stored, lb, ext, patch) result(s)
     type(tessera_array), intent(in) :: array
     integer, intent(in) :: ndim
     type(c_view), intent(out) :: v
     logical, intent(out) :: stored
     integer(c_int64_t), intent(out) :: lb(TESSERA_MAX_DIM), ext(TESSERA_MAX_DIM)
+    integer, intent(in), optional :: patch
     integer(c_int) :: s
-    integer(c_size_t) :: patches
+    integer(c_size_t) :: patches, which
     stored = .false.
     lb = 1
     ext = 0
+    which = 0
     s = c_array_patch_count(array%h, patches)
     if (s /= TESSERA_OK) return
-    if (patches > 1) then
+    if (present(patch)) then
+      if (patch < 0 .or. patch >= patches) then
+        s = fail(TESSERA_ERR_OUT_OF_RANGE, 'tessera_local: patch ' // str(patch) // ' does not exist: this rank ' // &
+                                           'stores ' // str(int(patches)) // ' (numbered from 0)')
+        return
+      end if
+      which = int(patch, c_size_t)
+    else if (patches > 1) then
       s = fail(TESSERA_ERR_INVALID_ARGUMENT, 'tessera_local: the array is stored in ' // str(int(patches)) // &
-                                             ' patches here (not a dimensional distribution); use the C API')
+                                             ' patches here; say which with patch= (0 to ' // &
+                                             str(int(patches) - 1) // ', see tessera_patch_count)')
       return
     end if
     if (patches == 0) then
@@ -560,7 +624,7 @@ contains
       end block
       return
     end if
-    s = c_array_local(array%h, 0_c_size_t, C_TESSERA_DOUBLE, v)
+    s = c_array_local(array%h, which, C_TESSERA_DOUBLE, v)
     if (s /= TESSERA_OK) return
     if (v%ndim /= ndim) then
       s = wrong_rank(int(v%ndim), ndim)
@@ -605,16 +669,17 @@ contains
     stored = c_associated(v%data) .and. stride > 0
   end function
 
-  subroutine local_1d(array, u, status)
+  subroutine local_1d(array, u, status, patch)
     type(tessera_array), intent(in) :: array
     real(c_double), pointer, intent(out) :: u(:)
     integer, intent(out), optional :: status
+    integer, intent(in), optional :: patch
     type(c_view) :: v
     integer(c_int64_t) :: lb(TESSERA_MAX_DIM), ext(TESSERA_MAX_DIM)
     real(c_double), pointer :: flat(:)
     logical :: stored
     integer(c_int) :: s
-    s = local_view(array, 1, v, stored, lb, ext)
+    s = local_view(array, 1, v, stored, lb, ext, patch)
     u => nothing
     if (s == TESSERA_OK .and. stored) then
       call c_f_pointer(v%data, flat, [ext(1)])
@@ -623,16 +688,17 @@ contains
     call finish(s, status)
   end subroutine
 
-  subroutine local_2d(array, u, status)
+  subroutine local_2d(array, u, status, patch)
     type(tessera_array), intent(in) :: array
     real(c_double), pointer, intent(out) :: u(:, :)
     integer, intent(out), optional :: status
+    integer, intent(in), optional :: patch
     type(c_view) :: v
     integer(c_int64_t) :: lb(TESSERA_MAX_DIM), ext(TESSERA_MAX_DIM)
     real(c_double), pointer :: flat(:)
     logical :: stored
     integer(c_int) :: s
-    s = local_view(array, 2, v, stored, lb, ext)
+    s = local_view(array, 2, v, stored, lb, ext, patch)
     u(1:0, 1:0) => nothing
     if (s == TESSERA_OK .and. stored) then
       call c_f_pointer(v%data, flat, [product(ext(1:2))])
@@ -641,16 +707,17 @@ contains
     call finish(s, status)
   end subroutine
 
-  subroutine local_3d(array, u, status)
+  subroutine local_3d(array, u, status, patch)
     type(tessera_array), intent(in) :: array
     real(c_double), pointer, intent(out) :: u(:, :, :)
     integer, intent(out), optional :: status
+    integer, intent(in), optional :: patch
     type(c_view) :: v
     integer(c_int64_t) :: lb(TESSERA_MAX_DIM), ext(TESSERA_MAX_DIM)
     real(c_double), pointer :: flat(:)
     logical :: stored
     integer(c_int) :: s
-    s = local_view(array, 3, v, stored, lb, ext)
+    s = local_view(array, 3, v, stored, lb, ext, patch)
     u(1:0, 1:0, 1:0) => nothing
     if (s == TESSERA_OK .and. stored) then
       call c_f_pointer(v%data, flat, [product(ext(1:3))])
@@ -695,6 +762,18 @@ contains
       npcol = int(cols)
     end if
     call finish(s, status)
+  end subroutine
+
+  !> The patches this rank stores, numbered 0..count-1 for tessera_local and tessera_owned: 1 for a
+  !> block or cut distribution, one per box it owns in a box set, 0 on a rank that owns nothing.
+  subroutine tessera_patch_count(array, count, status)
+    type(tessera_array), intent(in) :: array
+    integer, intent(out) :: count
+    integer, intent(out), optional :: status
+    integer(c_size_t) :: n
+    n = 0
+    call finish(c_array_patch_count(array%h, n), status)
+    count = int(n)
   end subroutine
 
   !> Collective: fills every ghost layer from the owners of those indices.
@@ -1586,24 +1665,6 @@ contains
     type(tessera_multiblock_array), intent(inout) :: handle
     integer, intent(out), optional :: status
     call finish(c_multiblock_array_free(handle%h), status)
-  end subroutine
-
-  pure function reversed(a) result(r)
-    integer(c_int64_t), intent(in) :: a(:)
-    integer(c_int64_t) :: r(size(a))
-    r = a(size(a):1:-1)
-  end function
-
-  ! Inclusive Fortran-order bounds to tessera's half-open box in C order.
-  subroutine to_c_box(lo, hi, box)
-    integer, intent(in) :: lo(:), hi(:)
-    type(c_box), intent(out) :: box
-    integer :: n
-    n = size(lo)
-    box%lo = 0
-    box%hi = 0
-    box%lo(1:n) = reversed(int(lo, c_int64_t))
-    box%hi(1:n) = reversed(int(hi, c_int64_t)) + 1
   end subroutine
 
 end module tessera

@@ -263,6 +263,108 @@ module tessera_c_api
       integer(c_int) :: c_dist_ndim
     end function
 
+    ! Box sets and local layouts (tessera.h, "Box sets", "Local layouts").
+    function c_dist_from_boxes(ndim, comm_size, domain, boxes, count, owners, out) bind(C, name="tessera_dist_from_boxes")
+      import :: c_int, c_ptr, c_size_t, c_box
+      integer(c_int), value :: ndim, comm_size
+      type(c_ptr), value :: domain  ! a c_box, or NULL for the boxes' bounding box
+      type(c_box), intent(in) :: boxes(*)
+      integer(c_size_t), value :: count
+      integer(c_int), intent(in) :: owners(*)
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: c_dist_from_boxes
+    end function
+    function c_assign_boxes(ndim, comm_size, boxes, count, policy, weights, owners) bind(C, name="tessera_assign_boxes")
+      import :: c_int, c_ptr, c_size_t, c_box
+      integer(c_int), value :: ndim, comm_size
+      type(c_box), intent(in) :: boxes(*)
+      integer(c_size_t), value :: count
+      integer(c_int), value :: policy
+      type(c_ptr), value :: weights  ! count doubles, or NULL
+      integer(c_int), intent(out) :: owners(*)
+      integer(c_int) :: c_assign_boxes
+    end function
+    function c_incremental_box_step(ndim, comm_size, boxes, count, current, target, delta, weights, owners, moved, &
+                                    cells, excess_before, excess_after) bind(C, name="tessera_incremental_box_step")
+      import :: c_int, c_ptr, c_size_t, c_double, c_int64_t, c_box
+      integer(c_int), value :: ndim, comm_size
+      type(c_box), intent(in) :: boxes(*)
+      integer(c_size_t), value :: count
+      integer(c_int), intent(in) :: current(*), target(*)
+      real(c_double), value :: delta
+      type(c_ptr), value :: weights
+      integer(c_int), intent(out) :: owners(*)
+      integer(c_size_t), intent(out) :: moved
+      integer(c_int64_t), intent(out) :: cells  ! uint64_t in C: the cells of the moved boxes
+      real(c_double), intent(out) :: excess_before, excess_after
+      integer(c_int) :: c_incremental_box_step
+    end function
+    function c_dist_box_set(dist, boxes, owners, capacity, count) bind(C, name="tessera_dist_box_set")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: dist, boxes, owners  ! boxes, owners: capacity entries each, or NULL
+      integer(c_size_t), value :: capacity
+      integer(c_size_t), intent(out) :: count
+      integer(c_int) :: c_dist_box_set
+    end function
+    function c_dist_with_local_order(dist, order, size, out) bind(C, name="tessera_dist_with_local_order")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: dist
+      integer(c_int), value :: order
+      integer(c_int64_t), value :: size
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: c_dist_with_local_order
+    end function
+    function c_dist_has_local_layout(dist, has) bind(C, name="tessera_dist_has_local_layout")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: dist
+      integer(c_int), intent(out) :: has
+      integer(c_int) :: c_dist_has_local_layout
+    end function
+    function c_dist_local_offset(dist, point, offset) bind(C, name="tessera_dist_local_offset")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: dist
+      integer(c_int64_t), intent(in) :: point(*)
+      integer(c_int64_t), intent(out) :: offset
+      integer(c_int) :: c_dist_local_offset
+    end function
+    function c_dist_local_storage_size(dist, rank, size) bind(C, name="tessera_dist_local_storage_size")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: dist
+      integer(c_int), value :: rank
+      integer(c_int64_t), intent(out) :: size
+      integer(c_int) :: c_dist_local_storage_size
+    end function
+    function c_array_storage(array, type, data, size) bind(C, name="tessera_array_storage")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: array
+      integer(c_int), value :: type
+      type(c_ptr), intent(out) :: data
+      integer(c_int64_t), intent(out) :: size
+      integer(c_int) :: c_array_storage
+    end function
+    function c_array_ndim(array, ndim) bind(C, name="tessera_array_ndim")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array
+      integer(c_int), intent(out) :: ndim
+      integer(c_int) :: c_array_ndim
+    end function
+    function c_array_get(array, point, type, value) bind(C, name="tessera_array_get")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: array
+      integer(c_int64_t), intent(in) :: point(*)
+      integer(c_int), value :: type
+      type(c_ptr), value :: value
+      integer(c_int) :: c_array_get
+    end function
+    function c_array_set(array, point, type, value) bind(C, name="tessera_array_set")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: array
+      integer(c_int64_t), intent(in) :: point(*)
+      integer(c_int), value :: type
+      type(c_ptr), value :: value
+      integer(c_int) :: c_array_set
+    end function
+
     ! Multiblock domains (tessera.h, "Multiblock domains").
     function c_multiblock_create(comm, blocks, block_count, interfaces, interface_count, max_ghost_width, out) &
         bind(C, name="tessera_multiblock_create")
