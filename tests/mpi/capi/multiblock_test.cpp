@@ -239,7 +239,9 @@ TEST_F(CApiMultiblock, ReductionsAndGatheredBlocksMatchASerialImage) {
       std::vector<double> got(image.size(), -1.0);
       ASSERT_OK(tessera_multiblock_array_gather_block(a, b, root, TESSERA_DOUBLE, got.data(),
                                                      static_cast<int64_t>(got.size())));
-      if (root == -1 || rank == root) EXPECT_EQ(got, image) << "block " << b << " gathered on " << root;
+      if (root == -1 || rank == root) {
+        EXPECT_EQ(got, image) << "block " << b << " gathered on " << root;
+      }
     }
   }
   double result = 0;
@@ -304,8 +306,10 @@ TEST_F(CApiMultiblock, SectionMovesAndRedistributionKeepValuesLikeTheLibrary) {
     size_t block = 99;
     tessera_view v{};
     ASSERT_OK(tessera_multiblock_array_local(a, k, TESSERA_DOUBLE, &block, &v));
-    if (block == 0) EXPECT_EQ(rank, size - 1);
-    if (block == 0) EXPECT_EQ(v.count[0] * v.count[1], 48);
+    if (block == 0) {
+      EXPECT_EQ(rank, size - 1);
+      EXPECT_EQ(v.count[0] * v.count[1], 48);
+    }
   }
   // Another number of blocks, or a block over another box: nothing changes.
   EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_multiblock_redistribute(mb, next, 2));
