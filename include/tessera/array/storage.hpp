@@ -26,6 +26,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/exchange/communicator.hpp"
+#include "tessera/exchange/huge_pages.hpp"
 #include "tessera/exchange/mover.hpp"
 #include "tessera/exchange/shared_bytes.hpp"
 #include "tessera/layout/distribution.hpp"
@@ -82,8 +83,10 @@ struct ElementBytes {
 };
 
 /// Bytes allocated with the alignment of the element type (at least that of std::max_align_t),
-/// given back on destruction: the one allocator of array storage. Either from the heap, or, given
-/// a communicator, in a shared-memory window over its node (`SharedBytes`, collective over the
+/// given back on destruction: the one allocator of array storage. Either from the heap — from
+/// 2 MiB on aligned to 2 MiB and advised into transparent huge pages before the first touch
+/// (exchange/huge_pages.hpp: strided copies are TLB-bound on 4 KiB pages) — or, given a
+/// communicator, in a shared-memory window over its node (`SharedBytes`, collective over the
 /// node to allocate and to free), so that the `shared_memory` way of moving can copy from it in
 /// one copy. Move-only; empty (null) for zero bytes.
 class AlignedBytes {
@@ -95,7 +98,9 @@ class AlignedBytes {
       shared_ = SharedBytes(*shared_over, bytes, alignment_);
       data_ = shared_.data();
     } else if (bytes != 0) {
+      alignment_ = huge_page_alignment(bytes, alignment_);
       data_ = static_cast<std::byte*>(::operator new(bytes, std::align_val_t(alignment_)));
+      advise_huge_pages(data_, bytes);
     }
   }
   ~AlignedBytes() { release(); }

@@ -91,7 +91,9 @@ TEST(BoxBalancer, MovesWhatASerialShadowPicksAndKeepsEveryValue) {
         const auto owners = shadow_step(shadow, comm.size(), options, delta);
         if (owners != shadow.owners()) ++migrations;
         EXPECT_EQ(step.blocks > 0, owners != shadow.owners());
-        if (options.max_bytes_per_step > 0) EXPECT_LE(step.bytes, options.max_bytes_per_step);
+        if (options.max_bytes_per_step > 0) {
+          EXPECT_LE(step.bytes, options.max_bytes_per_step);
+        }
         shadow = BoxSet<2>(shadow.domain(), shadow.boxes(), owners, comm.size());
       }
       ASSERT_EQ(balancer.set().owners(), shadow.owners()) << "iteration " << it;
