@@ -153,10 +153,9 @@ Result run_copy(const tessera::ProcessorGroups& groups, index_t n, int reps, int
   const tessera::Distribution<2>& mine_dist = g == 0 ? from : to;
   const auto [lo, hi] = rows_of(mine_dist, me);
 
-  std::optional<tessera::Domain<2>> dom;
-  std::optional<tessera::DistArray<double, 2>> src, dst;
-  dom.emplace(groups.communicator(), mine_dist);
-  (g == 0 ? src : dst).emplace(*dom);
+  tessera::Domain<2> dom(groups.communicator(), mine_dist);
+  std::optional<tessera::DistArray<double, 2>> src, dst;  // this rank's group's array only
+  (g == 0 ? src : dst).emplace(dom);
   if (src) src->for_each_owned([](const Point<2>& p, double& x) { x = value_at(p[0], p[1]); });
   const std::function<void()> mine = [&] {
     tessera::copy_between_groups<double>(groups, 0, from, src ? &*src : nullptr, 1, to, dst ? &*dst : nullptr);

@@ -46,9 +46,9 @@ struct AlignedDelete {
 class RawBytes {
  public:
   void allocate(std::size_t n) {
-    const std::size_t alignment = huge_page_alignment(n, alignof(std::max_align_t));
-    data_ = Owned(static_cast<std::byte*>(::operator new(n, std::align_val_t(alignment))), AlignedDelete{alignment});
-    advise_huge_pages(data_.get(), n);
+    std::size_t alignment = alignof(std::max_align_t);
+    std::byte* bytes = allocate_bytes(n, alignment);
+    data_ = Owned(bytes, AlignedDelete{alignment});
     size_ = n;
   }
   [[nodiscard]] std::byte* data() noexcept { return data_.get(); }

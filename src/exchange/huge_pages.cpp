@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <new>
 #include <string>
 #include <string_view>
 
@@ -48,6 +49,13 @@ void advise_huge_pages(void* data, std::size_t bytes) {
 #else
   (void)data, (void)bytes;
 #endif
+}
+
+std::byte* allocate_bytes(std::size_t bytes, std::size_t& alignment) {
+  alignment = huge_page_alignment(bytes, alignment);
+  auto* data = static_cast<std::byte*>(::operator new(bytes, std::align_val_t(alignment)));
+  advise_huge_pages(data, bytes);
+  return data;
 }
 
 }  // namespace tessera::detail

@@ -188,23 +188,6 @@ contains
     call finish(s, status)
   end procedure
 
-  ! A point in C's order, checked against the dimension `ndim` of what it indexes.
-  function point_in_c_order(point, ndim, caller, c_point) result(s)
-    integer, intent(in) :: point(:)
-    integer, intent(in) :: ndim
-    character(*), intent(in) :: caller
-    integer(c_int64_t), intent(out) :: c_point(TESSERA_MAX_DIM)
-    integer(c_int) :: s
-    s = TESSERA_OK
-    c_point = 0
-    if (size(point) /= ndim) then
-      s = fail(TESSERA_ERR_INVALID_ARGUMENT, caller // ': point has ' // str(size(point)) // ' entries, ' // &
-                                             str(ndim) // ' dimensions needed')
-    else
-      c_point(1:ndim) = reversed(int(point, c_int64_t))
-    end if
-  end function
-
   ! An array's point in C's order (the array's dimension from the library).
   function array_point(array, point, caller, c_point) result(s)
     type(tessera_array), intent(in) :: array
@@ -214,7 +197,7 @@ contains
     integer(c_int) :: s, ndim
     c_point = 0
     s = c_array_ndim(array%h, ndim)
-    if (s == TESSERA_OK) s = point_in_c_order(point, int(ndim), caller, c_point)
+    if (s == TESSERA_OK) s = point_to_c(point, int(ndim), caller, 'the array', c_point)
   end function
 
   module procedure tessera_get
@@ -254,7 +237,7 @@ contains
     integer(c_int) :: s, ndim
     index = 0
     s = c_dist_ndim(dist%h, ndim)
-    if (s == TESSERA_OK) s = point_in_c_order(point, int(ndim), 'tessera_dist_storage_index', c_point)
+    if (s == TESSERA_OK) s = point_to_c(point, int(ndim), 'tessera_dist_storage_index', 'the distribution', c_point)
     if (s == TESSERA_OK) s = c_dist_local_offset(dist%h, c_point, offset)
     if (s == TESSERA_OK) index = offset + 1  ! C's offsets count from 0, u(:) from 1
     call finish(s, status)

@@ -10,9 +10,9 @@ module tessera_fortran_support
   use tessera_c_api
   implicit none
   private
-  public :: last_error_message, c_message, finish, fail, str, str_list, reversed, to_c_box
+  public :: last_error_message, c_message, finish, fail, str, str_list, reversed, to_c_box, point_to_c
 
-  integer(c_int), parameter :: ok = 0  ! TESSERA_OK
+  integer(c_int), parameter :: ok = 0, invalid_argument = 1  ! TESSERA_OK, TESSERA_ERR_INVALID_ARGUMENT
 
   ! The message of the last failure the module found itself, before calling C (one per program:
   ! call the module from one thread at a time).
@@ -108,5 +108,23 @@ contains
     box%lo(1:n) = reversed(int(lo, c_int64_t))
     box%hi(1:n) = reversed(int(hi, c_int64_t)) + 1
   end subroutine
+
+  ! A point (Fortran order) in C's order, checked against the `ndim` dimensions of `what` (named in
+  ! the message: 'the array', 'the distribution').
+  function point_to_c(point, ndim, caller, what, c_point) result(s)
+    integer, intent(in) :: point(:)
+    integer, intent(in) :: ndim
+    character(*), intent(in) :: caller, what
+    integer(c_int64_t), intent(out) :: c_point(C_TESSERA_MAX_DIM)
+    integer(c_int) :: s
+    s = ok
+    c_point = 0
+    if (size(point) /= ndim) then
+      s = fail(invalid_argument, caller // ': point has ' // str(size(point)) // ' entries, ' // what // ' ' // &
+                                 str(ndim) // ' dimensions')
+    else
+      c_point(1:ndim) = reversed(int(point, c_int64_t))
+    end if
+  end function
 
 end module tessera_fortran_support

@@ -1415,13 +1415,12 @@ contains
     c_point = 0
     s = block_number(block, caller)
     if (s /= TESSERA_OK) return
-    ! An array never created (ndim 0) is left to the library, which names the bad handle.
-    if (array%ndim > 0 .and. size(point) /= array%ndim) then
-      s = fail(TESSERA_ERR_INVALID_ARGUMENT, caller // ': point has ' // str(size(point)) // ' entries, the array ' // &
-                                             str(array%ndim) // ' dimensions')
-      return
+    if (array%ndim > 0) then
+      s = point_to_c(point, array%ndim, caller, 'the array', c_point)
+    else if (size(point) <= TESSERA_MAX_DIM) then
+      ! An array never created (ndim 0) is left to the library, which names the bad handle.
+      c_point(1:size(point)) = reversed(int(point, c_int64_t))
     end if
-    if (size(point) <= TESSERA_MAX_DIM) c_point(1:size(point)) = reversed(int(point, c_int64_t))
   end function
 
   !> The element at `point` (Fortran order) of block `block`; this rank must store it (owned or

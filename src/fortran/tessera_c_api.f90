@@ -264,7 +264,8 @@ module tessera_c_api
     end function
 
     ! Box sets and local layouts (tessera.h, "Box sets", "Local layouts").
-    function c_dist_from_boxes(ndim, comm_size, domain, boxes, count, owners, out) bind(C, name="tessera_dist_from_boxes")
+    function c_dist_from_boxes(ndim, comm_size, domain, boxes, count, owners, out) &
+        bind(C, name="tessera_dist_from_boxes")
       import :: c_int, c_ptr, c_size_t, c_box
       integer(c_int), value :: ndim, comm_size
       type(c_ptr), value :: domain  ! a c_box, or NULL for the boxes' bounding box

@@ -124,16 +124,17 @@ void move_between_groups(const char* where, const ProcessorGroups& groups, int f
   // must be the same on every rank for it to hit or miss alike. (Two allreduces were a tenth of a
   // 512 KiB copy on 2 ranks: bench_groups.) If a rank refused, every rank sees it and `agree`
   // sends the lowest refusing rank's error to all.
-  std::array<std::uint64_t, 3> agreed{refused ? 1u : 0u, src ? src->ghosts().hash() : 0, dst ? dst->ghosts().hash() : 0};
+  // agreed: {refused?, the source array's ghost-spec hash, the destination's}.
+  std::array<std::uint64_t, 3> agreed{refused ? 1u : 0u, src ? src->ghosts().hash() : 0,
+                                      dst ? dst->ghosts().hash() : 0};
   parent.allreduce(std::span<std::uint64_t>(agreed), ReduceOp::max);
   if (agreed[0] != 0) parent.agree(refused);  // throws on every rank
   if (src_box.empty()) return;  // every rank sees the same boxes: nobody communicates
-  const std::array<std::uint64_t, 2> ghosts{agreed[1], agreed[2]};
   const int rank = parent.rank();
   std::uint64_t key = hash_combine(0x67726f7570636f70ULL, static_cast<std::uint64_t>(from_group));  // "groupcop"
-  key = hash_combine(hash_combine(key, from.hash()), ghosts[0]);
+  key = hash_combine(hash_combine(key, from.hash()), agreed[1]);
   key = hash_combine(hash_combine(hash_combine(key, hash_value(src_box)), static_cast<std::uint64_t>(to_group)), to.hash());
-  key = hash_combine(hash_combine(hash_combine(key, ghosts[1]), hash_value(dst_box)), static_cast<std::uint64_t>(rank));
+  key = hash_combine(hash_combine(hash_combine(key, agreed[2]), hash_value(dst_box)), static_cast<std::uint64_t>(rank));
 
   constexpr MoveAlgorithm algorithm = MoveAlgorithm::point_to_point;
   const std::size_t element = sizeof(T);

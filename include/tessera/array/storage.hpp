@@ -98,9 +98,7 @@ class AlignedBytes {
       shared_ = SharedBytes(*shared_over, bytes, alignment_);
       data_ = shared_.data();
     } else if (bytes != 0) {
-      alignment_ = huge_page_alignment(bytes, alignment_);
-      data_ = static_cast<std::byte*>(::operator new(bytes, std::align_val_t(alignment_)));
-      advise_huge_pages(data_, bytes);
+      data_ = allocate_bytes(bytes, alignment_);  // raises alignment_ for a huge-page buffer
     }
   }
   ~AlignedBytes() { release(); }

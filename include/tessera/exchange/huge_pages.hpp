@@ -30,4 +30,10 @@ inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 /// this kernel) changes nothing and is not an error. Call it before the bytes are first touched.
 void advise_huge_pages(void* data, std::size_t bytes);
 
+/// `bytes` from the aligned `operator new`, aligned to at least `alignment`, which is raised to a
+/// huge page for a large buffer (`huge_page_alignment`) and then advised (`advise_huge_pages`):
+/// the one way tessera's heap buffers are made. `alignment` comes back as the one used, which
+/// `operator delete(p, std::align_val_t(alignment))` must be given.
+[[nodiscard]] std::byte* allocate_bytes(std::size_t bytes, std::size_t& alignment);
+
 }  // namespace tessera::detail
