@@ -87,6 +87,12 @@ void bind_assoc_domain(py::module_& m) {
           py::arg("keys"), "Collective: for each of this rank's keys, whether the domain holds it.")
       .def("size", [](const D& a) { return a.assoc.size(); }, "Collective: the number of keys on all ranks.")
       .def_property_readonly("local_size", [](const D& a) { return a.assoc.local_size(); })
+      .def_property_readonly(
+          "buffer_bytes", [](const D& a) { return a.assoc.buffer_bytes(); },
+          "Bytes this rank keeps for batches (receive room, order, owners), as large as the largest batch so far.")
+      .def(
+          "release_buffers", [](D& a) { a.assoc.release_buffers(); },
+          "Frees buffer_bytes on this rank (local, not collective); the next batch allocates again.")
       .def("local_keys", [](const D& a) { return keys_out<Key>(a.assoc.local_keys()); },
            "This rank's keys in slot order (a copy); local_values() of its arrays follow the same order.");
 }

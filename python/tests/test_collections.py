@@ -192,6 +192,11 @@ def test_associative_domain_and_array_match_serial_dicts(comm, dtype):
             ref[k] = dtype(-k)
     asked = listed[(rank * 3) % len(listed)::3]
     np.testing.assert_array_equal(a.lookup(asked), [ref[k] for k in asked])
+    assert domain.buffer_bytes >= 64 * 1024  # the receive room, kept from the first batch on
+    if rank == 0:
+        domain.release_buffers()  # local: the other ranks keep theirs
+        assert domain.buffer_bytes == 0
+    np.testing.assert_array_equal(a.lookup(asked), [ref[k] for k in asked])
     assert dict(zip(domain.local_keys().tolist(), a.local_values().tolist())) == {
         k: ref[k] for k in domain.local_keys().tolist()}
     assert a.sum() == sum(ref.values())

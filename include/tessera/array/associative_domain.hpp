@@ -105,6 +105,13 @@ class AssociativeDomain {
     return state_->slot_of.find(key, state_->keys);
   }
 
+  /// Bytes this rank keeps for batches: the receive room and the batch order, as large as the
+  /// largest batch so far (array/batch_buffers.hpp says why). Local.
+  [[nodiscard]] std::size_t buffer_bytes() const noexcept { return state_->buffers.bytes(); }
+  /// Frees what `buffer_bytes` counts, on this rank (after a one-off large batch, say); the next
+  /// batch allocates what it needs again. Local: ranks may release at different times.
+  void release_buffers() noexcept { state_->buffers = detail::BatchBuffers{}; }
+
   /// Collective: the number of keys over all ranks.
   [[nodiscard]] index_t size() const {
     return comm().allreduce(static_cast<index_t>(local_size()), ReduceOp::sum);
@@ -174,9 +181,10 @@ class AssociativeDomain {
             c->write_value(slot, out);
             out += c->value_bytes();
           }
-        });
+        },
+        s.buffers);
     const detail::ArrivedBatch arrived = detail::exchange_batch<Key>(
-        comm(), where, routed, record, [&](const Key& k) { return to.owner(k, ranks); }, s.room);
+        comm(), where, routed, record, [&](const Key& k) { return to.owner(k, ranks); }, s.buffers);
     std::optional<Error> failed;
     detail::DecodedBatch<Key> in;
     detail::capture_failure(failed, comm(), where, arrived.keys * (sizeof(Key) + record), "the keys that arrive",
@@ -210,7 +218,7 @@ class AssociativeDomain {
     detail::SlotIndex<Key, detail::LocalKeyHasher<Key>> slot_of;  // key -> slot; slot order is what iteration follows
     std::vector<Key> keys;                       // slot -> key
     std::vector<detail::ValueColumn*> arrays;    // registration order
-    std::vector<std::byte> room;                 // where small batches arrive (detail::kBatchRoomBytes)
+    detail::BatchBuffers buffers;                // kept from batch to batch (array/batch_buffers.hpp)
   };
 
   /// Routes this rank's `keys` (each followed by `payload` bytes from `write`) to their owners
@@ -226,10 +234,10 @@ class AssociativeDomain {
     detail::RoutedBatch own;
     detail::RoutedBatch& r = routed != nullptr ? *routed : own;
     r = detail::route_batch<Key>(
-        comm(), where, keys, [&](std::size_t i) { return m.owner(keys[i], ranks); }, payload, write);
+        comm(), where, keys, [&](std::size_t i) { return m.owner(keys[i], ranks); }, payload, write, state_->buffers);
     if (argument_error && !r.error) r.error = std::move(argument_error);
     return detail::exchange_batch<Key>(comm(), where, r, payload, [&](const Key& k) { return m.owner(k, ranks); },
-                                       state_->room, answer_bytes);
+                                       state_->buffers, answer_bytes);
   }
 
   /// Every local key (with `payload` bytes of slot `i` from `write(i, out)`) sent to `root`.
@@ -241,10 +249,10 @@ class AssociativeDomain {
       bad = Error(ErrorCode::invalid_argument, detail::concat(where, ": root ", root, " is not one of the ", ranks, " ranks"));
     comm().agree(bad);
     detail::RoutedBatch routed = detail::route_batch<Key>(
-        comm(), where, local_keys(), [&](std::size_t) { return root; }, payload, write);
+        comm(), where, local_keys(), [&](std::size_t) { return root; }, payload, write, state_->buffers);
     // The keys go to the root on purpose: ownership is not checked on arrival.
     return detail::exchange_batch<Key>(comm(), where, routed, payload, [&](const Key&) { return comm().rank(); },
-                                       state_->room);
+                                       state_->buffers);
   }
 
   /// Adds `key` here if absent; returns its slot and whether it is new. Columns are grown by

@@ -25,9 +25,9 @@
 /// vector of them: a small batch then allocates little besides its messages and its result. In
 /// bench_assoc (2 ranks), batches of 1024 string keys whose transient allocations went past glibc's
 /// trim threshold (128 KiB) made the heap grow and shrink again in every batch (brk calls and page
-/// faults), which cost more than the collectives saved. Only the receive side is kept from batch
-/// to batch: a send buffer kept too was slower to write again after a peer had read it through
-/// OpenMPI's single copy (CMA), by a third on string lookups (bench/assoc-headers-experiment.txt).
+/// faults), which cost more than the collectives saved. What arrives, the order of what is sent
+/// and the owners are kept by the domain from batch to batch (`BatchBuffers`,
+/// array/batch_buffers.hpp, which says why, and why what is sent is not).
 
 #include <algorithm>
 #include <array>
@@ -40,6 +40,7 @@
 #include <utility>
 #include <vector>
 
+#include "tessera/array/batch_buffers.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/key_codec.hpp"
 #include "tessera/exchange/allocation_agreement.hpp"
@@ -52,9 +53,10 @@ namespace tessera::detail {
 /// The largest batch in bytes for one peer (an MPI count).
 inline constexpr long long kMaxMessageBytes = 0x7fffffffLL;
 
-/// Bytes of a domain's receive room, allocated by its first batch's agreement and then kept: a
-/// batch travels without an agreement when every rank sends every peer at most
-/// `kBatchRoomBytes / ranks` bytes of keys (and of answers), so that what any rank receives fits it.
+/// The least size of a domain's receive room (`BatchBuffers::room`), allocated by its first batch's
+/// agreement and then kept (a larger batch's agreement grows it): a batch travels without an
+/// agreement when every rank sends every peer at most `kBatchRoomBytes / ranks` bytes of keys (and
+/// of answers), so that what any rank receives fits it.
 inline constexpr std::size_t kBatchRoomBytes = std::size_t{64} << 10;
 
 /// One rank's outgoing batch: keys (and payloads) grouped by destination rank.
@@ -62,7 +64,7 @@ struct RoutedBatch {
   std::vector<std::byte> bytes;    ///< grouped by destination, ascending
   std::vector<int> byte_counts;    ///< bytes per destination
   std::vector<int> key_counts;     ///< keys per destination
-  std::vector<std::size_t> order;  ///< order[j]: the batch position of the j-th key sent
+  std::span<std::size_t> order;    ///< order[j]: the batch position of the j-th key sent (`BatchBuffers::order`)
   std::optional<Error> error;      ///< a bad owner or argument found here (agreed on before sending)
 };
 
@@ -77,20 +79,13 @@ inline constexpr int kBatchFailed = 1;
 /// This rank's batch is not small, or its receive room is not allocated yet: the ranks agree.
 inline constexpr int kBatchLarge = 2;
 
-/// What a rank received, and where the answers to its own batch arrive. Move-only: `bytes` and
-/// `answered` may point into `own` (a moved vector keeps its buffer; a copy's would not).
+/// What a rank received, and where the answers to its own batch arrive: views of the domain's
+/// receive room (`BatchBuffers::room`), valid until its next batch.
 struct ArrivedBatch {
-  ArrivedBatch() = default;
-  ArrivedBatch(ArrivedBatch&&) noexcept = default;
-  ArrivedBatch& operator=(ArrivedBatch&&) noexcept = default;
-  ArrivedBatch(const ArrivedBatch&) = delete;
-  ArrivedBatch& operator=(const ArrivedBatch&) = delete;
-
   std::span<std::byte> bytes;     ///< the keys (each followed by its payload), in source-rank order
   std::vector<int> key_counts;    ///< keys from each source rank
   std::size_t keys = 0;           ///< keys in all
-  std::span<std::byte> answered;  ///< where the answers to this rank's own batch arrive, grouped by owner
-  std::vector<std::byte> own;     ///< what does not fit the room: the keys, then the answers, as in the room
+  std::span<std::byte> answered;  ///< where the answers to this rank's own batch arrive (the room), grouped by owner
 };
 
 /// Calls `visit(key, payload)` for each arrived key in order (by source rank, then by position
@@ -152,18 +147,25 @@ DecodedBatch<Key> decode_batch(const ArrivedBatch& in, std::size_t payload_bytes
 
 /// The inspector: the owner of every key by `owner(i)` (i the batch position, the owner one of
 /// `comm`'s ranks; nothing is sent here), the keys written by their codec, each followed by
-/// `payload_bytes` bytes from `write_payload(i, out)`. An owner outside [0, ranks), a batch too
-/// large for MPI's counts, or bytes that could not be allocated are recorded in `error` (the batch
-/// is then not usable).
+/// `payload_bytes` bytes from `write_payload(i, out)`. The owners and the order go in `kept`. An
+/// owner outside [0, ranks), a batch too large for MPI's counts, or bytes that could not be
+/// allocated are recorded in `error` (the batch is then not usable).
 template <class Key, class OwnerOf, class WritePayload>
 RoutedBatch route_batch(const Communicator& comm, std::string_view where, std::span<const Key> keys, OwnerOf&& owner,
-                        std::size_t payload_bytes, WritePayload&& write_payload) {
+                        std::size_t payload_bytes, WritePayload&& write_payload, BatchBuffers& kept) {
   RoutedBatch out;
   const int ranks = comm.size();
   const std::size_t p = static_cast<std::size_t>(ranks);
   out.byte_counts.assign(p, 0);
   out.key_counts.assign(p, 0);
-  std::vector<int> owners(keys.size());
+  capture_failure(out.error, comm, where, keys.size() * (sizeof(int) + sizeof(std::size_t)), "the batch's order",
+                  [&] {
+                    (void)kept.owners.take(keys.size());
+                    (void)kept.order.take(keys.size());
+                  });
+  if (out.error) return out;
+  const std::span<int> owners = kept.owners.take(keys.size());  // grown above: no allocation
+  out.order = kept.order.take(keys.size());
   std::vector<std::size_t> bytes(p, 0);
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const int o = owner(i);
@@ -196,7 +198,6 @@ RoutedBatch route_batch(const Communicator& comm, std::string_view where, std::s
   // A failure here is this rank's error, agreed on in the exchange like a bad owner.
   capture_failure(out.error, comm, where, at[p], "the batch's keys", [&] { out.bytes.resize(at[p]); });
   if (out.error) return out;
-  out.order.resize(keys.size());
   // Locals: the keys' and payloads' copies may alias anything, which would reload the vectors'
   // data pointers for every key.
   std::byte* const base = out.bytes.data();
@@ -226,19 +227,18 @@ inline int batch_flags(const RoutedBatch& routed, std::size_t room_bytes, std::s
 }
 
 /// Collective, the executor: the headers (one `MPI_Alltoall`), then the keys (one `MPI_Alltoallv`).
-/// `room`: the domain's receive room, kept from batch to batch. `answer_bytes`: the bytes of one
-/// answer per key that `answer_batch` will send back (0 if none). If some rank flagged its header
-/// (`batch_flags`), the ranks agree first, on: every rank's routing error (a bad key map or argument
-/// is then the same `Error` on every rank, before anything moves), that what arrives and the
-/// answers fit MPI's counts, and the allocation of the room and of a buffer for what does not fit
-/// it; otherwise every rank knows that none of that can fail, and nothing is agreed. In checked
-/// mode the owners also check that `owner_of_arrival` names them for every key that arrived (one
-/// more agreement): a key hash or map that differs between ranks is then `Error(mismatch)` on
-/// every rank, with nothing changed. The keys arrive into the room when they fit it: read them
-/// before the domain's next batch.
+/// `kept`: the domain's buffers (its receive room, kept from batch to batch). `answer_bytes`: the
+/// bytes of one answer per key that `answer_batch` will send back (0 if none). If some rank flagged
+/// its header (`batch_flags`), the ranks agree first, on: every rank's routing error (a bad key map
+/// or argument is then the same `Error` on every rank, before anything moves), that what arrives
+/// and the answers fit MPI's counts, and the growth of the room to what arrives; otherwise every
+/// rank knows that none of that can fail, and nothing is agreed. In checked mode the owners also
+/// check that `owner_of_arrival` names them for every key that arrived (one more agreement): a key
+/// hash or map that differs between ranks is then `Error(mismatch)` on every rank, with nothing
+/// changed. The keys arrive into the room: read them before the domain's next batch.
 template <class Key, class OwnerOfArrival>
 ArrivedBatch exchange_batch(const Communicator& comm, std::string_view where, RoutedBatch& routed,
-                            std::size_t payload_bytes, OwnerOfArrival&& owner_of_arrival, std::vector<std::byte>& room,
+                            std::size_t payload_bytes, OwnerOfArrival&& owner_of_arrival, BatchBuffers& kept,
                             std::size_t answer_bytes = 0) {
   const auto p = static_cast<std::size_t>(comm.size());
   if (routed.error) {  // send nothing: every rank throws the error before the exchange
@@ -246,7 +246,7 @@ ArrivedBatch exchange_batch(const Communicator& comm, std::string_view where, Ro
     routed.byte_counts.assign(p, 0);
     routed.key_counts.assign(p, 0);
   }
-  const int flags = batch_flags(routed, room.size(), answer_bytes);
+  const int flags = batch_flags(routed, kept.room.capacity(), answer_bytes);
   std::vector<BatchHeader> headers(p);
   for (std::size_t q = 0; q < p; ++q) headers[q] = {routed.byte_counts[q], routed.key_counts[q], flags};
   headers = comm.alltoall<BatchHeader>(headers);
@@ -263,6 +263,8 @@ ArrivedBatch exchange_batch(const Communicator& comm, std::string_view where, Ro
     any_flags |= headers[r].flags;
   }
   const std::size_t answers_out = in.keys * answer_bytes, answers_in = routed.order.size() * answer_bytes;
+  // The keys and then the answers to this rank's own keys arrive in turn, into the room.
+  const std::size_t arriving = std::max(bytes_in, answers_in);
   if (any_flags != 0) {
     // Every rank saw a flag: all of them agree here, once. A rank that failed before sending
     // brings its error; the others check and allocate what this batch needs.
@@ -275,19 +277,14 @@ ArrivedBatch exchange_batch(const Communicator& comm, std::string_view where, Ro
     overflow(bytes_in, "keys arriving");
     overflow(answers_out, "answers to send");
     overflow(answers_in, "answers arriving");
-    // The keys and then the answers to this rank's own keys arrive in turn, into the room or, if
-    // either is larger, into one buffer of the larger size (one allocation, not two: a large
-    // batch's transient allocations are what made glibc trim and grow the heap again each batch).
-    const std::size_t arriving = std::max(bytes_in, answers_in);
     if (!failed)
-      capture_failure(failed, comm, where, std::max(arriving, kBatchRoomBytes), "the batch's buffers", [&] {
-        room.resize(std::max(room.size(), kBatchRoomBytes));
-        if (arriving > room.size()) in.own.resize(arriving);
-      });
+      capture_failure(failed, comm, where, std::max(arriving, kBatchRoomBytes), "the batch's room",
+                      [&] { (void)kept.room.take(std::max(arriving, kBatchRoomBytes)); });
     comm.agree(failed);
   }
-  // Without a flag anywhere every share fits, so all of it fits the room (batch_flags).
-  const std::span<std::byte> arrival = in.own.empty() ? std::span<std::byte>(room) : std::span<std::byte>(in.own);
+  // Without a flag anywhere every share fits, so all of it fits the room (batch_flags); with one,
+  // the agreement grew it: no allocation here.
+  const std::span<std::byte> arrival = kept.room.take(arriving);
   in.bytes = arrival.first(bytes_in);
   in.answered = arrival.first(answers_in);
   comm.alltoallv_known<std::byte>(routed.bytes, routed.byte_counts, in.bytes, from);

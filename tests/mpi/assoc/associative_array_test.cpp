@@ -7,14 +7,39 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <map>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "assoc_reference.hpp"
 #include "tessera/tessera.hpp"
+
+// Counts the allocations of 64 KiB or more through operator new in this test program, so that a
+// test can pin what a large batch no larger than an earlier one allocates: only what it sends and
+// its result (array/batch_buffers.hpp; MPI's own malloc calls are not counted).
+namespace {
+std::atomic<long> g_large_allocations{0};
+constexpr std::size_t kLarge = std::size_t{64} << 10;
+}  // namespace
+[[gnu::noinline]] void* operator new(std::size_t n) {
+  if (n >= kLarge) ++g_large_allocations;
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+[[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
+[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+// The nothrow forms too: a replaced delete paired with the runtime's own nothrow new is an
+// alloc/dealloc mismatch under AddressSanitizer.
+[[gnu::noinline]] void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  if (n >= kLarge) ++g_large_allocations;
+  return std::malloc(n ? n : 1);
+}
+[[gnu::noinline]] void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace tessera {
 namespace {
@@ -125,12 +150,27 @@ TYPED_TEST(AssociativeArrayTest, RedistributionToAUserMapWithEmptyRanks) {
   histogram<TypeParam>(KeyMap<TypeParam>(), skewed);
 }
 
+/// A lookup's answers `got` (-1 for absent keys) and `there` (contains) for `asked`, against `want`.
+template <class Key>
+void expect_answers(const std::vector<Key>& asked, const std::vector<std::int64_t>& got, const std::vector<bool>& there,
+                    const std::map<Key, std::int64_t>& want, int round) {
+  ASSERT_EQ(got.size(), asked.size());
+  ASSERT_EQ(there.size(), asked.size());
+  for (std::size_t i = 0; i < asked.size(); ++i) {
+    const auto it = want.find(asked[i]);
+    EXPECT_EQ(got[i], it == want.end() ? -1 : it->second) << "round " << round << ", key " << i;
+    EXPECT_EQ(there[i], it != want.end()) << "round " << round << ", key " << i;
+  }
+}
+
 // A stream of batches whose sizes shrink, grow, are empty or jump on one rank, with accumulations,
 // lookups with a missing value and membership tests, against a serial table (a guard for any
 // exchange that keeps state from one batch to the next; bench/assoc-reuse-experiment.txt). Small
 // batches arrive into the domain's receive room without an agreement (array/key_routing.hpp); the
 // first batch, and the jump to 20000 keys on rank 0 (over 64 KiB: an update in round 6, a lookup
-// in round 2), take the agreed path in between.
+// in round 2), take the agreed path in between, and leave the domain's kept buffers larger than
+// the small batches after them need (array/batch_buffers.hpp). Rank 0 alone releases its buffers
+// before round 3, and every rank before round 7: the next batch must allocate them again.
 TYPED_TEST(AssociativeArrayTest, BatchesThatShrinkGrowAndJumpMatchASerialTable) {
   using Key = TypeParam;
   Communicator comm(MPI_COMM_WORLD);
@@ -143,19 +183,60 @@ TYPED_TEST(AssociativeArrayTest, BatchesThatShrinkGrowAndJumpMatchASerialTable) 
     return count_of(r, round) * static_cast<std::size_t>(8 - round % 4);
   };
   for (int round = 0; round < 9; ++round) {
+    if ((round == 3 && comm.rank() == 0) || round == 7) {
+      dom.release_buffers();
+      EXPECT_EQ(dom.buffer_bytes(), 0u);
+    }
     for (int r = 0; r < comm.size(); ++r)
       for (const Key& k : batch_of<Key>(r, round, 5, size_of(r, round), 400)) want[k] += 1;
     const auto mine = batch_of<Key>(comm.rank(), round, 5, size_of(comm.rank(), round), 400);
     count.update(mine, std::vector<std::int64_t>(mine.size(), 1), std::plus<>{}, MissingKeys::insert);
     const auto asked = batch_of<Key>(comm.rank(), round, 6, size_of(comm.rank(), 8 - round), 800);
+    expect_answers(asked, count.lookup(asked, std::int64_t{-1}), dom.contains(asked), want, round);
+  }
+  expect_values(count, want);
+}
+
+// Large batches (more than 64 KiB of keys for some peer), the same ones each round: the first round
+// sizes the domain's kept buffers (array/batch_buffers.hpp), the next ones reuse them — no growth,
+// and no allocation of 64 KiB or more but the keys sent, an owner's answers and a lookup's result —
+// and the answers stay right while the buffers are reused and after they are released.
+TYPED_TEST(AssociativeArrayTest, RepeatedLargeBatchesReuseTheDomainsBuffers) {
+  using Key = TypeParam;
+  Communicator comm(MPI_COMM_WORLD);
+  AssociativeDomain<Key> dom(comm);
+  AssociativeArray<Key, std::int64_t> count(dom);
+  std::map<Key, std::int64_t> want;
+  constexpr std::size_t kKeys = 12000;  // 8-byte keys and values: 192 KB per batch
+  std::size_t kept = 0;
+  for (int round = 0; round < 5; ++round) {
+    if (round == 3) {
+      dom.release_buffers();
+      EXPECT_EQ(dom.buffer_bytes(), 0u);
+    }
+    for (int r = 0; r < comm.size(); ++r)
+      for (const Key& k : batch_of<Key>(r, 0, 7, kKeys, 3 * kKeys)) want[k] += round + 1;
+    const auto mine = batch_of<Key>(comm.rank(), 0, 7, kKeys, 3 * kKeys);
+    const std::vector<std::int64_t> values(mine.size(), round + 1);
+    const auto asked = batch_of<Key>(comm.rank(), 0, 8, 2 * kKeys, 6 * kKeys);
+    const long before = g_large_allocations.load();
+    count.update(mine, values, std::plus<>{}, MissingKeys::insert);
+    const long in_update = g_large_allocations.load() - before;
     const auto got = count.lookup(asked, std::int64_t{-1});
-    const auto there = dom.contains(asked);
-    ASSERT_EQ(got.size(), asked.size());
-    ASSERT_EQ(there.size(), asked.size());
-    for (std::size_t i = 0; i < asked.size(); ++i) {
-      const auto it = want.find(asked[i]);
-      EXPECT_EQ(got[i], it == want.end() ? -1 : it->second) << "round " << round << ", key " << i;
-      EXPECT_EQ(there[i], it != want.end()) << "round " << round << ", key " << i;
+    const long in_lookup = g_large_allocations.load() - before - in_update;
+    const auto there = dom.contains(asked);  // answers of one byte: under 64 KiB
+    const long in_contains = g_large_allocations.load() - before - in_update - in_lookup;
+    expect_answers(asked, got, there, want, round);
+    if (round != 0 && round != 3) {
+      EXPECT_EQ(in_update, 1) << "round " << round << ": the keys sent";
+      EXPECT_EQ(in_lookup, 3) << "round " << round << ": the keys sent, the answers, the result";
+      EXPECT_EQ(in_contains, 1) << "round " << round << ": the keys sent";
+    }
+    if (round == 0 || round == 3) {
+      kept = dom.buffer_bytes();
+      EXPECT_GT(kept, std::size_t{64} << 10) << "round " << round;
+    } else {
+      EXPECT_EQ(dom.buffer_bytes(), kept) << "round " << round << ": a batch no larger than before grew the buffers";
     }
   }
   expect_values(count, want);
