@@ -9,28 +9,9 @@
 #include <new>
 #include <sstream>
 
+#include "counting_new.hpp"  // g_allocations: operator new calls in this program
 #include "engine_checks.hpp"
 #include "tessera/tessera.hpp"
-
-// Counts every allocation through operator new in this test program, so that a test can pin
-// "nothing in the hot path allocates" (MPI's own malloc calls are not counted).
-namespace {
-std::atomic<long> g_allocations{0};
-}
-[[gnu::noinline]] void* operator new(std::size_t n) {
-  ++g_allocations;
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-[[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-// The nothrow forms too (std::stable_sort's temporary buffer uses them): a replaced delete paired
-// with the runtime's own nothrow new is an alloc/dealloc mismatch under AddressSanitizer.
-[[gnu::noinline]] void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  ++g_allocations;
-  return std::malloc(n ? n : 1);
-}
-[[gnu::noinline]] void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace tessera {
 namespace {

@@ -7,39 +7,15 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <map>
-#include <new>
 #include <string>
 #include <vector>
 
 #include "assoc_reference.hpp"
+#include "counting_new.hpp"  // g_large_allocations: 64 KiB or more
 #include "tessera/tessera.hpp"
-
-// Counts the allocations of 64 KiB or more through operator new in this test program, so that a
-// test can pin what a large batch no larger than an earlier one allocates: only what it sends and
-// its result (array/batch_buffers.hpp; MPI's own malloc calls are not counted).
-namespace {
-std::atomic<long> g_large_allocations{0};
-constexpr std::size_t kLarge = std::size_t{64} << 10;
-}  // namespace
-[[gnu::noinline]] void* operator new(std::size_t n) {
-  if (n >= kLarge) ++g_large_allocations;
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-[[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-// The nothrow forms too: a replaced delete paired with the runtime's own nothrow new is an
-// alloc/dealloc mismatch under AddressSanitizer.
-[[gnu::noinline]] void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  if (n >= kLarge) ++g_large_allocations;
-  return std::malloc(n ? n : 1);
-}
-[[gnu::noinline]] void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace tessera {
 namespace {
