@@ -352,6 +352,14 @@ tessera_status tessera_dist_from_boxes(int ndim, int comm_size, const tessera_bo
  *  finite and >= 0) or NULL for the boxes' cell counts. Deterministic. Not collective. */
 tessera_status tessera_assign_boxes(int ndim, int comm_size, const tessera_box* boxes, size_t count,
                                     tessera_box_assignment policy, const double* weights, int* owners);
+/** Cuts every box into the fewest near-equal pieces no longer than `max_extent[d]` along axis d
+ *  (`ndim` entries, each >= 1), so that a few big boxes can be spread over many ranks: writes
+ *  min(pieces, capacity) of them into `pieces` and sets `*piece_count` to how many there are (call
+ *  with capacity 0 and `pieces` NULL to size the list). The pieces of a box follow each other in
+ *  row-major order of their position; empty boxes vanish. Not collective, deterministic. A
+ *  `max_extent` entry below 1: INVALID_ARGUMENT, nothing written. */
+tessera_status tessera_chop_boxes(int ndim, const tessera_box* boxes, size_t count, const int64_t* max_extent,
+                                  tessera_box* pieces, size_t capacity, size_t* piece_count);
 /** D3-ARC's step for box sets (docs/box-sets.md, "Balancing"): of the boxes whose owner in `target`
  *  differs from `current` (count entries each), moves only those with the best gain per cell until
  *  a fraction `delta` (in [0, 1]) of the excess load is removed; `weights` (count entries, finite and

@@ -134,6 +134,21 @@ std::vector<int> assign_boxes(const BoxLists& boxes, int comm_size, const std::s
   });
 }
 
+// Every box cut into the fewest near-equal pieces no longer than `max_extent` per axis, as
+// (lo, hi) lists; the dimension is max_extent's (a box of another dimension is refused by box_of).
+BoxLists chop_boxes(const BoxLists& boxes, const std::vector<index_t>& max_extent) {
+  constexpr const char* where = "chop_boxes";
+  return with_dimension(max_extent.size(), where, [&](auto dim) {
+    constexpr std::size_t N = decltype(dim)::value;
+    BoxLists out;
+    for (const tessera::Box<N>& piece :
+         tessera::chop_boxes<N>(boxes_of<N>(boxes, where), point_of<N>(max_extent, "chop_boxes: max_extent")))
+      out.emplace_back(std::vector<index_t>(piece.lo.coord.begin(), piece.lo.coord.end()),
+                       std::vector<index_t>(piece.hi.coord.begin(), piece.hi.coord.end()));
+    return out;
+  });
+}
+
 // D3-ARC's step for box sets: (owners after, moved box indices, cells moved, excess before, after).
 py::tuple incremental_box_step(const BoxLists& boxes, const std::vector<int>& current, const std::vector<int>& target,
                                int comm_size, double delta, const std::vector<double>& weights,
@@ -247,6 +262,7 @@ void bind_distributions(py::module_& m) {
   m.def("_from_spec", &from_spec);
   m.def("_box_set", &box_set);
   m.def("_assign_boxes", &assign_boxes);
+  m.def("_chop_boxes", &chop_boxes);
   m.def("_incremental_box_step", &incremental_box_step);
 }
 

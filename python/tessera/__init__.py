@@ -32,7 +32,7 @@ from ._tessera import (DimSpec, block, cut, cut_weights, cyclic, block_cyclic, c
                        Redistribution, CombineOp, SectionTimer, BalanceStep, relabel_for_locality, with_local_order, copy,
                        copy_section, flood, transpose, reduce_into, reduced_distribution, save, load,
                        saved_boxes)
-from ._layout import Ghosts, Distribution, Domain, from_spec, box_set, assign_boxes, incremental_box_step
+from ._layout import Ghosts, Distribution, Domain, from_spec, box_set, assign_boxes, chop_boxes, incremental_box_step
 from ._arrays import DistArray, DTYPES
 from ._collections import SparseDomain, SparseArray, AssociativeDomain, AssociativeArray, COLLECTION_DTYPES
 from ._balance import Balancer, BoxBalancer
@@ -47,7 +47,7 @@ __all__ = [
     "Error", "InvalidArgumentError", "OutOfRangeError", "IndexOverflowError", "MismatchError", "MPIError",
     "FileIOError", "InternalError", "OutOfMemoryError", "ViewsHeldError",
     "DimSpec", "block", "cut", "cut_weights", "cyclic", "block_cyclic", "collapsed", "irregular", "flooded",
-    "Ghosts", "Distribution", "Domain", "from_spec", "box_set", "assign_boxes", "incremental_box_step", "relabel_for_locality", "with_local_order", "Redistribution",
+    "Ghosts", "Distribution", "Domain", "from_spec", "box_set", "assign_boxes", "chop_boxes", "incremental_box_step", "relabel_for_locality", "with_local_order", "Redistribution",
     "DistArray", "DTYPES", "SparseDomain", "SparseArray", "AssociativeDomain", "AssociativeArray", "COLLECTION_DTYPES", "CombineOp", "copy", "copy_section", "flood", "transpose", "reduce_into", "reduced_distribution",
     "Balancer", "BoxBalancer", "SectionTimer", "BalanceStep", "save", "load", "saved_boxes", "Picture", "show", "plan",
     "ProcessorGroups", "copy_between_groups", "copy_section_between_groups", "boundary",

@@ -104,6 +104,15 @@ def assign_boxes(boxes, policy="knapsack", weights=None, comm=None, size=None):
                                   list(weights or []))
 
 
+def chop_boxes(boxes, max_extent):
+    """Every box (((lo...), (hi...)), hi exclusive) cut into the fewest near-equal pieces no longer
+    than max_extent[d] along axis d, so that a few big boxes can be spread over many ranks: a list
+    of ((lo...), (hi...)), the pieces of a box one after another in row-major order of their
+    position; empty boxes vanish. A max_extent entry below 1 raises InvalidArgumentError."""
+    return [(tuple(lo), tuple(hi)) for lo, hi in
+            _tessera._chop_boxes([(list(b[0]), list(b[1])) for b in boxes], list(max_extent))]
+
+
 def incremental_box_step(boxes, current, target, delta, weights=None, comm=None, size=None, max_cells=None):
     """D3-ARC's step for box sets: of the boxes whose owner in `target` differs from `current`,
     moves only those with the best gain per cell until a fraction `delta` (0 to 1) of the excess

@@ -63,6 +63,30 @@ def _excess(owners, weights, ranks):
     return sum(max(0.0, x - mean) for x in loads)
 
 
+def test_chop_boxes_tiles_every_box_with_near_equal_pieces(comm):
+    boxes = [((0, 0), (10, 3)), ((10, 0), (10, 3)), ((20, 1), (25, 8))]
+    pieces = tessera.chop_boxes(boxes, (4, 3))
+    # 10 = 4 + 3 + 3 along axis 0 (one piece along axis 1), the empty box none, 5 x 7 in 2 x 3.
+    assert pieces[:3] == [((0, 0), (4, 3)), ((4, 0), (7, 3)), ((7, 0), (10, 3))]
+    rest = pieces[3:]
+    assert len(rest) == 6
+    cells = set()
+    for lo, hi in rest:
+        extents = [h - l for l, h in zip(lo, hi)]
+        assert extents[0] in (2, 3) and extents[1] in (2, 3) and all(e <= m for e, m in zip(extents, (4, 3)))
+        here = {(i, j) for i in range(lo[0], hi[0]) for j in range(lo[1], hi[1])}
+        assert not (here & cells), "pieces overlap"
+        cells |= here
+    assert cells == {(i, j) for i in range(20, 25) for j in range(1, 8)}
+    # The chopped boxes make a box set like any list of boxes.
+    dist = tessera.box_set(pieces, tessera.assign_boxes(pieces, "morton"))
+    assert len(dist.box_set[0]) == 9
+    with pytest.raises(tessera.InvalidArgumentError, match="max_extent"):
+        tessera.chop_boxes(boxes, (4, 0))
+    with pytest.raises(tessera.InvalidArgumentError):
+        tessera.chop_boxes(boxes, (4, 3, 2))
+
+
 @pytest.mark.parametrize("delta", [0.0, 0.5, 1.0])
 @pytest.mark.parametrize("measured", [False, True])
 def test_incremental_box_step_against_its_definition(comm, delta, measured):

@@ -1,5 +1,5 @@
-// tessera_dist_from_boxes, tessera_assign_boxes, tessera_incremental_box_step, tessera_dist_box_set:
-// box-set distributions (tessera/layout/box_set.hpp, box_assignment.hpp, balance/box_balance.hpp)
+// tessera_dist_from_boxes, tessera_assign_boxes, tessera_chop_boxes, tessera_incremental_box_step,
+// tessera_dist_box_set: box-set distributions (tessera/layout/box_set.hpp, box_assignment.hpp, balance/box_balance.hpp)
 // from C.
 #include <algorithm>
 #include <vector>
@@ -62,6 +62,21 @@ tessera_status tessera_assign_boxes(int ndim, int comm_size, const tessera_box* 
       const auto w = weights ? std::vector<double>(weights, weights + count) : std::vector<double>{};
       const auto assigned = assign_boxes<N>(list, comm_size, how, w);
       std::copy(assigned.begin(), assigned.end(), owners);
+    });
+  });
+}
+
+tessera_status tessera_chop_boxes(int ndim, const tessera_box* boxes, size_t count, const int64_t* max_extent,
+                                  tessera_box* pieces, size_t capacity, size_t* piece_count) {
+  return guarded("tessera_chop_boxes", [&] {
+    require_pointer("piece_count", piece_count);
+    if (capacity > 0) require_pointer("pieces", pieces);
+    with_ndim(ndim, "ndim", [&](auto n) {
+      constexpr std::size_t N = decltype(n)::value;
+      const auto chopped = chop_boxes<N>(to_boxes<N>(boxes, count), to_point<N>(max_extent, "max_extent"));
+      // After every check: nothing written on a throw.
+      *piece_count = chopped.size();
+      for (std::size_t i = 0; i < chopped.size() && i < capacity; ++i) pieces[i] = from_box(chopped[i]);
     });
   });
 }

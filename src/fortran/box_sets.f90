@@ -1,5 +1,5 @@
-!> Box sets (KeLP's FloorPlan: a domain that is a list of disjoint boxes, each owned by a rank) and
-!> user-defined local layouts (Chapel's LocalLayout) for the module `tessera`, whose interface block
+!> Box sets (KeLP's FloorPlan: a domain that is a list of disjoint boxes, each owned by a rank), their
+!> chopping and user-defined local layouts (Chapel's LocalLayout) for the module `tessera`, whose interface block
 !> declares every routine here (docs/fortran.md, "Box sets and local layouts"). A submodule, so that
 !> it sees the module's handles and helpers while tessera.f90 stays the module's table of contents.
 !>
@@ -159,6 +159,44 @@ contains
       if (present(moved)) moved = int(c_moved)
       if (present(excess_before)) excess_before = before
       if (present(excess_after)) excess_after = after
+    end if
+    call finish(s, status)
+  end procedure
+
+  module procedure tessera_chop_boxes
+    type(c_box), allocatable :: boxes(:)
+    type(c_box), allocatable, target :: pieces(:)
+    integer(c_int64_t) :: c_max(TESSERA_MAX_DIM)
+    integer(c_size_t) :: count, again
+    integer(c_int) :: s
+    integer :: ndim, b
+    character(*), parameter :: caller = 'tessera_chop_boxes'
+    count = 0
+    c_max = 1
+    s = to_c_boxes(lo, hi, caller, boxes, ndim)
+    if (s == TESSERA_OK .and. size(max_extent) /= ndim) then
+      s = fail(TESSERA_ERR_INVALID_ARGUMENT, caller // ': max_extent has ' // str(size(max_extent)) // &
+                                             ' entries, the boxes ' // str(ndim) // ' dimensions')
+    end if
+    if (s == TESSERA_OK) then
+      c_max(1:ndim) = reversed(int(max_extent, c_int64_t))
+      ! Once to count the pieces, once to have them.
+      s = in_fortran_terms(c_chop_boxes(int(ndim, c_int), boxes, size(lo, 2, kind=c_size_t), c_max, c_null_ptr, &
+                                        0_c_size_t, count))
+    end if
+    if (s == TESSERA_OK) then
+      allocate(pieces(max(count, 1_c_size_t)))
+      s = in_fortran_terms(c_chop_boxes(int(ndim, c_int), boxes, size(lo, 2, kind=c_size_t), c_max, c_loc(pieces), &
+                                        count, again))
+    end if
+    if (s == TESSERA_OK) then
+      allocate(pieces_lo(ndim, count), pieces_hi(ndim, count))
+      do b = 1, int(count)
+        pieces_lo(:, b) = int(reversed(pieces(b)%lo(1:ndim)))
+        pieces_hi(:, b) = int(reversed(pieces(b)%hi(1:ndim))) - 1
+      end do
+    else
+      allocate(pieces_lo(max(ndim, 0), 0), pieces_hi(max(ndim, 0), 0))
     end if
     call finish(s, status)
   end procedure

@@ -1,8 +1,9 @@
 !> tessera for Fortran 2008: processor grids, distributions, domains, arrays of real(c_double)
 !> with ghost layers, ghost updates, redistribution, gather and scatter, disjoint processor groups
 !> and copies between them, multiblock domains (blocks glued at faces), box sets (domains that are
-!> lists of boxes) and their local storage orders, over the C API (tessera.h) through
-!> iso_c_binding. See docs/fortran.md. The box-set routines live in the submodule box_sets.f90.
+!> lists of boxes) and their local storage orders, boundary rules, and balancers driven by measured
+!> time, over the C API (tessera.h) through iso_c_binding. See docs/fortran.md. The box-set routines
+!> live in the submodule box_sets.f90, the boundary rules and balancers in balance.f90.
 !>
 !> Index order. Everything here is in Fortran's order: the first index varies fastest in memory.
 !> tessera itself is row-major (the last index fastest), so the module reverses the dimensions at
@@ -50,6 +51,22 @@ module tessera
   ! reversed, so C's row-major (0) is Fortran's column-major.
   integer, parameter, public :: TESSERA_LOCAL_COLUMN_MAJOR = 0, TESSERA_LOCAL_ROW_MAJOR = 1, &
                                 TESSERA_LOCAL_PADDED = 2, TESSERA_LOCAL_TILED = 3
+  ! What a ghost update writes into the ghost cells beyond one side of the domain (tessera_set_boundary)
+  ! or over a box set's holes (tessera_set_hole_boundary): nothing (the default), the mirror image
+  ! about the face (ghost lo-k holds lo+k-1), the mirror image negated, one value, or the line
+  ! through the two cells nearest the face.
+  integer, parameter, public :: TESSERA_BOUNDARY_NONE = 0, TESSERA_BOUNDARY_REFLECT = 1, &
+                                TESSERA_BOUNDARY_REFLECT_ODD = 2, TESSERA_BOUNDARY_CONSTANT = 3, &
+                                TESSERA_BOUNDARY_EXTRAPOLATE = 4
+  ! How a balancer decides how far to move (tessera_policy%kind; docs/balance.md, "Policies"): never;
+  ! a fixed delta whenever the imbalance exceeds the tolerance; D3-ARC's adaptive delta; AMP's
+  ! (delta if the move pays for itself within payback_limit iterations); tessera's horizon rule.
+  integer, parameter, public :: TESSERA_POLICY_NONE = 0, TESSERA_POLICY_STATIC = 1, &
+                                TESSERA_POLICY_D3ARC_ADAPTIVE = 2, TESSERA_POLICY_AMORTISED = 3, &
+                                TESSERA_POLICY_HORIZON = 4
+  ! How a balancer turns measured times into weights (tessera_balancer_create's `weights`).
+  integer, parameter, public :: TESSERA_WEIGHTS_THROUGHPUT = 0, TESSERA_WEIGHTS_INVERSE_TIME = 1, &
+                                TESSERA_WEIGHTS_D3ARC = 2
 
   ! Handles: one type per kind of object, so that the compiler catches a grid passed for a domain.
   ! The C handles inside are checked by the library on every call (a freed one is an error).
@@ -100,6 +117,35 @@ module tessera
     integer :: rank = -1  ! as the domain's
     integer :: ndim = 0
     integer, allocatable :: extents(:, :)
+  end type
+
+  !> A balance policy and its parameters (C's tessera_policy, field for field): fill it with
+  !> tessera_policy_defaults(kind, policy), then change what you need.
+  type, public, bind(C) :: tessera_policy
+    integer(c_int) :: kind = 0
+    real(c_double) :: delta = 0          ! STATIC, AMORTISED: the fraction; D3ARC_ADAPTIVE: the first one
+    real(c_double) :: tolerance = 0      ! imbalance (slowest / mean - 1) below which nothing moves
+    real(c_double) :: min_delta = 0      ! D3ARC_ADAPTIVE: below this nothing moves
+    real(c_double) :: payback_limit = 0  ! AMORTISED: iterations
+  end type
+  !> What one balancer step did (C's tessera_balance_step): the same on every rank but
+  !> compute_seconds. remap_point and processor_set_changed are 1 for yes, 0 for no; `blocks` counts
+  !> logical blocks moved (whole boxes for a box balancer), `bytes` the bytes they held.
+  type, public, bind(C) :: tessera_balance_step
+    integer(c_int) :: iteration = 0, remap_point = 0
+    real(c_double) :: compute_seconds = 0, coordination_seconds = 0, migration_seconds = 0, imbalance = 0, delta = 0
+    integer(c_int64_t) :: elements = 0, blocks = 0, bytes = 0
+    integer(c_int) :: processor_set_changed = 0, active_ranks = 0
+  end type
+  !> Runs a policy at remap points over every array of a domain: tessera_balancer_create.
+  type, public :: tessera_balancer
+    private
+    type(c_ptr) :: h = c_null_ptr
+  end type
+  !> Balances a box-set domain box by box: tessera_box_balancer_create.
+  type, public :: tessera_box_balancer
+    private
+    type(c_ptr) :: h = c_null_ptr
   end type
 
   !> One dimension's distribution (tessera_dim_spec): make it with tessera_block(), tessera_cyclic(),
@@ -161,6 +207,13 @@ module tessera
   public :: tessera_dist_from_boxes, tessera_assign_boxes, tessera_incremental_box_step, tessera_dist_box_set
   public :: tessera_dist_with_local_order, tessera_dist_has_local_layout, tessera_dist_storage_index
   public :: tessera_dist_local_storage_size, tessera_storage
+  public :: tessera_chop_boxes, tessera_domain_dist
+  public :: tessera_set_boundary, tessera_set_hole_boundary
+  public :: tessera_policy_defaults, tessera_balancer_create, tessera_balancer_timer_start, tessera_balancer_timer_stop
+  public :: tessera_balancer_step, tessera_balancer_set_active_ranks, tessera_balancer_set_availability_file
+  public :: tessera_balancer_set_slowdown_threshold
+  public :: tessera_box_balancer_create, tessera_box_balancer_timer_start, tessera_box_balancer_timer_stop
+  public :: tessera_box_balancer_timer_add, tessera_box_balancer_box_of_patch, tessera_box_balancer_step
 
   !> call tessera_local(array, u [, status, patch]): u points at this rank's storage, ghosts
   !> included, indexed by global indices (see tessera_owned); where the rank stores several patches
@@ -180,7 +233,7 @@ module tessera
   !> communicator, so any order is fine); free every handle before MPI_Finalize.
   interface tessera_free
     module procedure free_comm, free_grid, free_dist, free_domain, free_array, free_groups, free_multiblock, &
-                     free_multiblock_array
+                     free_multiblock_array, free_balancer, free_box_balancer
   end interface
   !> call tessera_multiblock_array_local(array, patch, block, u): u points at patch `patch` (from 0)
   !> of this rank's storage, ghosts included, indexed by block `block`'s own indices.
@@ -232,6 +285,15 @@ module tessera
       real(c_double), intent(in), optional :: weights(:)
       integer, intent(out), optional :: moved
       real(c_double), intent(out), optional :: excess_before, excess_after
+    end subroutine
+    !> Every box cut into the fewest near-equal pieces no longer than max_extent(k) along dimension
+    !> k (each >= 1), so that a few big boxes can be spread over many ranks: pieces_lo and pieces_hi
+    !> (shape (ndim, pieces), allocated here), the pieces of a box one after another in column-major
+    !> order of their position (dimension 1's fastest); empty boxes leave none. Not collective.
+    module subroutine tessera_chop_boxes(lo, hi, max_extent, pieces_lo, pieces_hi, status)
+      integer, intent(in) :: lo(:, :), hi(:, :), max_extent(:)
+      integer, allocatable, intent(out) :: pieces_lo(:, :), pieces_hi(:, :)
+      integer, intent(out), optional :: status
     end subroutine
     !> The boxes of a box-set distribution (lo and hi of shape (ndim, count), allocated here) and
     !> their owners. TESSERA_ERR_MISMATCH for a distribution that is not a box set.
@@ -293,6 +355,150 @@ module tessera
       type(tessera_array), intent(in) :: array
       real(c_double), pointer, intent(out) :: u(:)
       integer, intent(out), optional :: status
+    end subroutine
+  end interface
+
+  ! Boundary rules and balancers: declared here, implemented in the submodule balance (balance.f90).
+  interface
+    !> The distribution `domain` has now (after balancing, say): a new handle, to free.
+    module subroutine tessera_domain_dist(domain, dist, status)
+      type(tessera_domain), intent(in) :: domain
+      type(tessera_dist), intent(out) :: dist
+      integer, intent(out), optional :: status
+    end subroutine
+    !> The rule (TESSERA_BOUNDARY_*) every later ghost update of `array` applies to the ghost cells
+    !> beyond the upper (`upper` true) or lower end of dimension `dim` (1..ndim); `value` is the
+    !> constant of TESSERA_BOUNDARY_CONSTANT (required for it, ignored otherwise). Rules apply after
+    !> the exchange, the last dimension's first, so a corner holds what dimension 1's rule gives.
+    !> Not collective, but every rank sets the same rules. TESSERA_ERR_INVALID_ARGUMENT: a rule
+    !> along a periodic dimension, a reflection wider than the domain, an extrapolation across a
+    !> domain one cell wide.
+    module subroutine tessera_set_boundary(array, dim, upper, rule, status, value)
+      type(tessera_array), intent(in) :: array
+      integer, intent(in) :: dim
+      logical, intent(in) :: upper
+      integer, intent(in) :: rule
+      integer, intent(out), optional :: status
+      real(c_double), intent(in), optional :: value
+    end subroutine
+    !> The rule for ghost cells inside the domain that no box of a box set holds (its holes):
+    !> TESSERA_BOUNDARY_NONE, _CONSTANT (with `value`), _REFLECT or _REFLECT_ODD (a wall around each
+    !> box: the ghost holds its own box's cell mirrored about the faces it lies beyond). Applied
+    !> after the exchange and before the side rules. Extrapolation: TESSERA_ERR_INVALID_ARGUMENT.
+    module subroutine tessera_set_hole_boundary(array, rule, status, value)
+      type(tessera_array), intent(in) :: array
+      integer, intent(in) :: rule
+      integer, intent(out), optional :: status
+      real(c_double), intent(in), optional :: value
+    end subroutine
+    !> The parameters tessera uses for a policy of `kind` (TESSERA_POLICY_*).
+    module subroutine tessera_policy_defaults(kind, policy, status)
+      integer, intent(in) :: kind
+      type(tessera_policy), intent(out) :: policy
+      integer, intent(out), optional :: status
+    end subroutine
+    !> A balancer for every array over `domain` (block and cut dimensions move; docs/balance.md):
+    !> every `interval` steps (default 5) it weighs the ranks by their measured times (`weights`,
+    !> default TESSERA_WEIGHTS_THROUGHPUT; `lb`, `ub` bound D3-ARC's rule, default 1 and 1.5), lets
+    !> `policy` choose delta and moves that fraction of the way to the balanced distribution.
+    module subroutine tessera_balancer_create(domain, policy, balancer, status, interval, weights, lb, ub)
+      type(tessera_domain), intent(in) :: domain
+      type(tessera_policy), intent(in) :: policy
+      type(tessera_balancer), intent(out) :: balancer
+      integer, intent(out), optional :: status
+      integer, intent(in), optional :: interval, weights
+      real(c_double), intent(in), optional :: lb, ub
+    end subroutine
+    !> Start and stop the timer around this rank's work of an iteration (TESSERA_ERR_CALL_ORDER when
+    !> it runs already / does not run).
+    module subroutine tessera_balancer_timer_start(balancer, status)
+      type(tessera_balancer), intent(in) :: balancer
+      integer, intent(out), optional :: status
+    end subroutine
+    module subroutine tessera_balancer_timer_stop(balancer, status)
+      type(tessera_balancer), intent(in) :: balancer
+      integer, intent(out), optional :: status
+    end subroutine
+    !> Collective, once per iteration: this iteration's time is the timer's since the last step, or
+    !> `seconds` (>= 0) when given; at remap points decides and moves every array of the domain
+    !> (pointers from tessera_local are stale after a move: take them again). `step` says what it did.
+    module subroutine tessera_balancer_step(balancer, status, step, seconds)
+      type(tessera_balancer), intent(in) :: balancer
+      integer, intent(out), optional :: status
+      type(tessera_balance_step), intent(out), optional :: step
+      real(c_double), intent(in), optional :: seconds
+    end subroutine
+    !> Collective (AMP's remap to a new processor set): only `ranks` (distinct ranks of the domain's
+    !> communicator) hold data from now on, the others keep nothing but still call every collective
+    !> routine. `seconds`: how long the move took.
+    module subroutine tessera_balancer_set_active_ranks(balancer, ranks, status, seconds)
+      type(tessera_balancer), intent(in) :: balancer
+      integer, intent(in) :: ranks(:)
+      integer, intent(out), optional :: status
+      real(c_double), intent(out), optional :: seconds
+    end subroutine
+    !> A rank is withdrawn at the next remap point while the file `pattern` ("{rank}" replaced by its
+    !> rank) exists, and offered work again once it is gone.
+    module subroutine tessera_balancer_set_availability_file(balancer, pattern, status)
+      type(tessera_balancer), intent(in) :: balancer
+      character(*), intent(in) :: pattern
+      integer, intent(out), optional :: status
+    end subroutine
+    !> A rank `factor` (> 1) times slower than the median is withdrawn, and offered work again after
+    !> `retry_after` remap points.
+    module subroutine tessera_balancer_set_slowdown_threshold(balancer, factor, retry_after, status)
+      type(tessera_balancer), intent(in) :: balancer
+      real(c_double), intent(in) :: factor
+      integer, intent(in) :: retry_after
+      integer, intent(out), optional :: status
+    end subroutine
+    !> A balancer for a box-set domain (tessera_dist_from_boxes) that moves whole boxes: each rank
+    !> times its patches, every `interval` steps (default 5) the box times are summed, a `target`
+    !> assignment (TESSERA_ASSIGN_KNAPSACK, the default, or _MORTON; relabeled so that ranks keep
+    !> what they can unless `relabel` is false) is made from them and `policy` chooses how far to go;
+    !> `max_bytes_per_step` (default 0: none) caps the bytes one remap point moves.
+    module subroutine tessera_box_balancer_create(domain, policy, balancer, status, interval, target, relabel, &
+                                                  max_bytes_per_step)
+      type(tessera_domain), intent(in) :: domain
+      type(tessera_policy), intent(in) :: policy
+      type(tessera_box_balancer), intent(out) :: balancer
+      integer, intent(out), optional :: status
+      integer, intent(in), optional :: interval, target
+      logical, intent(in), optional :: relabel
+      integer(c_int64_t), intent(in), optional :: max_bytes_per_step
+    end subroutine
+    !> Start and stop the timer of this rank's patch `patch` (from 0, as tessera_local's); add
+    !> `seconds` measured some other way. TESSERA_ERR_OUT_OF_RANGE for a patch the rank does not hold.
+    module subroutine tessera_box_balancer_timer_start(balancer, patch, status)
+      type(tessera_box_balancer), intent(in) :: balancer
+      integer, intent(in) :: patch
+      integer, intent(out), optional :: status
+    end subroutine
+    module subroutine tessera_box_balancer_timer_stop(balancer, patch, status)
+      type(tessera_box_balancer), intent(in) :: balancer
+      integer, intent(in) :: patch
+      integer, intent(out), optional :: status
+    end subroutine
+    module subroutine tessera_box_balancer_timer_add(balancer, patch, seconds, status)
+      type(tessera_box_balancer), intent(in) :: balancer
+      integer, intent(in) :: patch
+      real(c_double), intent(in) :: seconds
+      integer, intent(out), optional :: status
+    end subroutine
+    !> The box (from 0: column box + 1 of tessera_dist_box_set's lists) that patch `patch` stores.
+    module subroutine tessera_box_balancer_box_of_patch(balancer, patch, box, status)
+      type(tessera_box_balancer), intent(in) :: balancer
+      integer, intent(in) :: patch
+      integer, intent(out) :: box
+      integer, intent(out), optional :: status
+    end subroutine
+    !> Collective, once per iteration; at remap points decides and moves boxes with every array of
+    !> the domain (take tessera_local pointers again afterwards). A timer still running on some rank
+    !> at a remap point: TESSERA_ERR_INVALID_ARGUMENT on every rank, nothing moved.
+    module subroutine tessera_box_balancer_step(balancer, status, step)
+      type(tessera_box_balancer), intent(in) :: balancer
+      integer, intent(out), optional :: status
+      type(tessera_balance_step), intent(out), optional :: step
     end subroutine
   end interface
 
@@ -1664,6 +1870,16 @@ contains
     type(tessera_multiblock_array), intent(inout) :: handle
     integer, intent(out), optional :: status
     call finish(c_multiblock_array_free(handle%h), status)
+  end subroutine
+  subroutine free_balancer(handle, status)
+    type(tessera_balancer), intent(inout) :: handle
+    integer, intent(out), optional :: status
+    call finish(c_balancer_free(handle%h), status)
+  end subroutine
+  subroutine free_box_balancer(handle, status)
+    type(tessera_box_balancer), intent(inout) :: handle
+    integer, intent(out), optional :: status
+    call finish(c_box_balancer_free(handle%h), status)
   end subroutine
 
 end module tessera

@@ -44,6 +44,16 @@ module tessera_c_api
     type(c_block_face) :: a, b
     integer(c_int) :: perm(C_TESSERA_MAX_DIM) = 0, flip(C_TESSERA_MAX_DIM) = 0
   end type
+  ! Balancer options (tessera_balancer_options, tessera_box_balancer_options).
+  ! Filled by tessera_balancer_options_defaults / tessera_box_balancer_options_defaults.
+  type, bind(C) :: c_balancer_options
+    integer(c_int) :: interval = 0, weights = 0
+    real(c_double) :: lb = 0, ub = 0
+  end type
+  type, bind(C) :: c_box_balancer_options
+    integer(c_int) :: interval = 0, target = 0, relabel = 0
+    integer(c_int64_t) :: max_bytes_per_step = 0  ! uint64_t in C
+  end type
   type, bind(C) :: c_block_section
     integer(c_int) :: block = 0
     type(c_box) :: box
@@ -499,6 +509,145 @@ module tessera_c_api
       integer(c_int), intent(in) :: perm(*), flip(*)
       integer(c_int) :: c_multiblock_copy_section
     end function
+    function c_chop_boxes(ndim, boxes, count, max_extent, pieces, capacity, piece_count) &
+        bind(C, name="tessera_chop_boxes")
+      import :: c_int, c_int64_t, c_ptr, c_size_t, c_box
+      integer(c_int), value :: ndim
+      type(c_box), intent(in) :: boxes(*)
+      integer(c_size_t), value :: count
+      integer(c_int64_t), intent(in) :: max_extent(*)
+      type(c_ptr), value :: pieces  ! capacity c_boxes, or NULL
+      integer(c_size_t), value :: capacity
+      integer(c_size_t), intent(out) :: piece_count
+      integer(c_int) :: c_chop_boxes
+    end function
+    function c_domain_distribution(domain, out) bind(C, name="tessera_domain_distribution")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: domain
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: c_domain_distribution
+    end function
+    ! Boundary rules (tessera_array_set_boundary, _set_hole_boundary); `value`: one element, or NULL.
+    function c_array_set_boundary(array, axis, high, rule, type, value) bind(C, name="tessera_array_set_boundary")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array
+      integer(c_int), value :: axis, high, rule, type
+      type(c_ptr), value :: value
+      integer(c_int) :: c_array_set_boundary
+    end function
+    function c_array_set_hole_boundary(array, rule, type, value) bind(C, name="tessera_array_set_hole_boundary")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array
+      integer(c_int), value :: rule, type
+      type(c_ptr), value :: value
+      integer(c_int) :: c_array_set_hole_boundary
+    end function
+    ! Balancers. The structs (tessera_policy, tessera_balance_step, the options) go by address: the
+    ! module `tessera` declares the first two as its own public types, field for field.
+    function c_policy_defaults(kind, policy) bind(C, name="tessera_policy_defaults")
+      import :: c_int, c_ptr
+      integer(c_int), value :: kind
+      type(c_ptr), value :: policy
+      integer(c_int) :: c_policy_defaults
+    end function
+    function c_balancer_options_defaults(options) bind(C, name="tessera_balancer_options_defaults")
+      import :: c_int, c_balancer_options
+      type(c_balancer_options), intent(out) :: options
+      integer(c_int) :: c_balancer_options_defaults
+    end function
+    function c_box_balancer_options_defaults(options) bind(C, name="tessera_box_balancer_options_defaults")
+      import :: c_int, c_box_balancer_options
+      type(c_box_balancer_options), intent(out) :: options
+      integer(c_int) :: c_box_balancer_options_defaults
+    end function
+    function c_balancer_create(domain, policy, options, out) bind(C, name="tessera_balancer_create")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: domain, policy, options
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: c_balancer_create
+    end function
+    function c_balancer_timer_start(balancer) bind(C, name="tessera_balancer_timer_start")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: balancer
+      integer(c_int) :: c_balancer_timer_start
+    end function
+    function c_balancer_timer_stop(balancer) bind(C, name="tessera_balancer_timer_stop")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: balancer
+      integer(c_int) :: c_balancer_timer_stop
+    end function
+    function c_balancer_step(balancer, out) bind(C, name="tessera_balancer_step")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: balancer, out
+      integer(c_int) :: c_balancer_step
+    end function
+    function c_balancer_step_seconds(balancer, seconds, out) bind(C, name="tessera_balancer_step_seconds")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: balancer
+      real(c_double), value :: seconds
+      type(c_ptr), value :: out
+      integer(c_int) :: c_balancer_step_seconds
+    end function
+    function c_balancer_set_active_ranks(balancer, ranks, count, seconds) &
+        bind(C, name="tessera_balancer_set_active_ranks")
+      import :: c_int, c_ptr, c_size_t, c_double
+      type(c_ptr), value :: balancer
+      integer(c_int), intent(in) :: ranks(*)
+      integer(c_size_t), value :: count
+      real(c_double), intent(out) :: seconds
+      integer(c_int) :: c_balancer_set_active_ranks
+    end function
+    function c_balancer_set_availability_file(balancer, pattern) bind(C, name="tessera_balancer_set_availability_file")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: balancer
+      character(kind=c_char), intent(in) :: pattern(*)  ! NUL-terminated
+      integer(c_int) :: c_balancer_set_availability_file
+    end function
+    function c_balancer_set_slowdown_threshold(balancer, factor, retry_after) &
+        bind(C, name="tessera_balancer_set_slowdown_threshold")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: balancer
+      real(c_double), value :: factor
+      integer(c_int), value :: retry_after
+      integer(c_int) :: c_balancer_set_slowdown_threshold
+    end function
+    function c_box_balancer_create(domain, policy, options, out) bind(C, name="tessera_box_balancer_create")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: domain, policy, options
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: c_box_balancer_create
+    end function
+    function c_box_balancer_timer_start(balancer, patch) bind(C, name="tessera_box_balancer_timer_start")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: balancer
+      integer(c_size_t), value :: patch
+      integer(c_int) :: c_box_balancer_timer_start
+    end function
+    function c_box_balancer_timer_stop(balancer, patch) bind(C, name="tessera_box_balancer_timer_stop")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: balancer
+      integer(c_size_t), value :: patch
+      integer(c_int) :: c_box_balancer_timer_stop
+    end function
+    function c_box_balancer_timer_add(balancer, patch, seconds) bind(C, name="tessera_box_balancer_timer_add")
+      import :: c_int, c_ptr, c_size_t, c_double
+      type(c_ptr), value :: balancer
+      integer(c_size_t), value :: patch
+      real(c_double), value :: seconds
+      integer(c_int) :: c_box_balancer_timer_add
+    end function
+    function c_box_balancer_box_of_patch(balancer, patch, box) bind(C, name="tessera_box_balancer_box_of_patch")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: balancer
+      integer(c_size_t), value :: patch
+      integer(c_size_t), intent(out) :: box
+      integer(c_int) :: c_box_balancer_box_of_patch
+    end function
+    function c_box_balancer_step(balancer, out) bind(C, name="tessera_box_balancer_step")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: balancer, out
+      integer(c_int) :: c_box_balancer_step
+    end function
   end interface
 
   abstract interface
@@ -519,5 +668,7 @@ module tessera_c_api
   procedure(c_free), bind(C, name="tessera_groups_free") :: c_groups_free
   procedure(c_free), bind(C, name="tessera_multiblock_free") :: c_multiblock_free
   procedure(c_free), bind(C, name="tessera_multiblock_array_free") :: c_multiblock_array_free
+  procedure(c_free), bind(C, name="tessera_balancer_free") :: c_balancer_free
+  procedure(c_free), bind(C, name="tessera_box_balancer_free") :: c_box_balancer_free
 
 end module tessera_c_api

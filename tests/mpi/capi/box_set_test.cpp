@@ -296,6 +296,69 @@ TEST_F(CApiBoxSet, IncrementalBoxStepMatchesTheCppStep) {
   EXPECT_EQ(std::vector<int>(owners, owners + kCount), std::vector<int>(kCount, 7)) << "nothing written on an error";
 }
 
+// Chopping: a 10x3 box, an empty one and a 5x7 one, no piece over 4x3. Each box's pieces are
+// checked against a serial count (ceil(extent / max) per axis), tile it exactly (volumes add up,
+// every piece inside it), never exceed the maximum and differ by at most one cell along an axis;
+// the first box's cuts are spelled out. Capacity 0 sizes the list; a maximum of 0 is refused.
+TEST_F(CApiBoxSet, ChopBoxesCutsEveryBoxIntoNearEqualPieces) {
+  const tessera_box boxes[] = {{{0, 0, 0}, {10, 3, 0}}, {{10, 0, 0}, {10, 3, 0}}, {{20, 1, 0}, {25, 8, 0}}};
+  const std::int64_t max_extent[2] = {4, 3};
+  size_t count = 0;
+  ASSERT_OK(tessera_chop_boxes(2, boxes, 3, max_extent, nullptr, 0, &count));
+  const auto parts = [&](const tessera_box& b, int d) { return (b.hi[d] - b.lo[d] + max_extent[d] - 1) / max_extent[d]; };
+  ASSERT_EQ(count, static_cast<size_t>(parts(boxes[0], 0) * parts(boxes[0], 1) + parts(boxes[2], 0) * parts(boxes[2], 1)));
+  ASSERT_EQ(count, 3u + 6u);
+  std::vector<tessera_box> pieces(count);
+  size_t again = 0;
+  ASSERT_OK(tessera_chop_boxes(2, boxes, 3, max_extent, pieces.data(), pieces.size(), &again));
+  EXPECT_EQ(again, count);
+  // 10 = 4 + 3 + 3 along axis 0, 3 in one piece along axis 1.
+  const std::int64_t first_cuts[4] = {0, 4, 7, 10};
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_EQ(pieces[static_cast<std::size_t>(k)].lo[0], first_cuts[k]);
+    EXPECT_EQ(pieces[static_cast<std::size_t>(k)].hi[0], first_cuts[k + 1]);
+    EXPECT_EQ(pieces[static_cast<std::size_t>(k)].lo[1], 0);
+    EXPECT_EQ(pieces[static_cast<std::size_t>(k)].hi[1], 3);
+  }
+  const auto check_tiles = [&](const tessera_box& b, std::size_t first, std::size_t n) {
+    std::int64_t volume = 0;
+    for (std::size_t k = first; k < first + n; ++k) {
+      const tessera_box& p = pieces[k];
+      for (int d = 0; d < 2; ++d) {
+        const std::int64_t e = p.hi[d] - p.lo[d], whole = b.hi[d] - b.lo[d];
+        EXPECT_TRUE(p.lo[d] >= b.lo[d] && p.hi[d] <= b.hi[d]) << "piece " << k << " leaves its box";
+        EXPECT_LE(e, max_extent[d]);
+        EXPECT_TRUE(e == whole / parts(b, d) || e == whole / parts(b, d) + 1) << "piece " << k << " axis " << d;
+      }
+      volume += (p.hi[0] - p.lo[0]) * (p.hi[1] - p.lo[1]);
+      for (std::size_t l = first; l < k; ++l) {  // disjoint from the pieces before it
+        const tessera_box& q = pieces[l];
+        const bool apart = p.hi[0] <= q.lo[0] || q.hi[0] <= p.lo[0] || p.hi[1] <= q.lo[1] || q.hi[1] <= p.lo[1];
+        EXPECT_TRUE(apart) << "pieces " << l << " and " << k << " overlap";
+      }
+    }
+    EXPECT_EQ(volume, (b.hi[0] - b.lo[0]) * (b.hi[1] - b.lo[1]));
+  };
+  check_tiles(boxes[0], 0, 3);
+  check_tiles(boxes[2], 3, 6);  // the empty box left nothing between them
+  // Capacity smaller than the list: that many written, the count still the whole list's.
+  tessera_box two[2] = {};
+  ASSERT_OK(tessera_chop_boxes(2, boxes, 3, max_extent, two, 2, &again));
+  EXPECT_EQ(again, count);
+  EXPECT_EQ(two[1].lo[0], 4);
+  // Bad input: nothing written.
+  const std::int64_t zero[2] = {4, 0};
+  again = 77;
+  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_chop_boxes(2, boxes, 3, zero, pieces.data(), count, &again));
+  expect_error_mentions({"tessera_chop_boxes", "max_extent[1]"});
+  EXPECT_EQ(again, 77u);
+  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_chop_boxes(2, boxes, 3, nullptr, pieces.data(), count, &again));
+  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_chop_boxes(2, boxes, 3, max_extent, nullptr, 4, &again));
+  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_chop_boxes(2, boxes, 3, max_extent, pieces.data(), count, nullptr));
+  EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_chop_boxes(4, boxes, 3, max_extent, pieces.data(), count, &again));
+  EXPECT_EQ(again, 77u);
+}
+
 // A constant over the hole: after a ghost update, every ghost cell of the L-shape's boxes that lies
 // in the hole holds it, the others their neighbours' values; NONE afterwards leaves them as they
 // are; an extrapolation, a wrong type and a missing value are refused, rule unchanged.
