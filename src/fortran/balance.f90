@@ -52,8 +52,8 @@ contains
     if (s == TESSERA_OK) then
       high = 0
       if (upper) high = 1
-      s = c_array_set_boundary(array%h, ndim - int(dim, c_int), high, int(rule, c_int), C_TESSERA_DOUBLE, address)
-      if (s /= TESSERA_OK) s = fail(s, c_message() // axis_terms)
+      s = with_terms(c_array_set_boundary(array%h, ndim - int(dim, c_int), high, int(rule, c_int), C_TESSERA_DOUBLE, &
+                                          address), axis_terms)
     end if
     call finish(s, status)
   end procedure

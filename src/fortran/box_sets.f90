@@ -52,8 +52,7 @@ contains
   function in_fortran_terms(s) result(r)
     integer(c_int), intent(in) :: s
     integer(c_int) :: r
-    r = s
-    if (s /= TESSERA_OK) r = fail(s, c_message() // box_terms)
+    r = with_terms(s, box_terms)
   end function
 
   ! The weights, when given, copied for C once their length is checked (`w` stays unallocated

@@ -10,7 +10,7 @@ module tessera_fortran_support
   use tessera_c_api
   implicit none
   private
-  public :: last_error_message, c_message, finish, fail, str, str_list, reversed, to_c_box, point_to_c
+  public :: last_error_message, c_message, finish, fail, with_terms, str, str_list, reversed, to_c_box, point_to_c
 
   integer(c_int), parameter :: ok = 0, invalid_argument = 1  ! TESSERA_OK, TESSERA_ERR_INVALID_ARGUMENT
 
@@ -70,6 +70,16 @@ contains
     own_error = message
     failed_here = .true.
     s = code
+  end function
+
+  ! A C status, with `terms` (how to read the C library's terms in Fortran's) appended to its
+  ! message when it is a failure.
+  function with_terms(s, terms) result(r)
+    integer(c_int), intent(in) :: s
+    character(*), intent(in) :: terms
+    integer(c_int) :: r
+    r = s
+    if (s /= ok) r = fail(s, c_message() // terms)
   end function
 
   pure function str(i) result(text)

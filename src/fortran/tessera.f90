@@ -3,7 +3,8 @@
 !> and copies between them, multiblock domains (blocks glued at faces), box sets (domains that are
 !> lists of boxes) and their local storage orders, boundary rules, and balancers driven by measured
 !> time, over the C API (tessera.h) through iso_c_binding. See docs/fortran.md. The box-set routines
-!> live in the submodule box_sets.f90, the boundary rules and balancers in balance.f90.
+!> live in the submodule box_sets.f90, the boundary rules and balancers in balance.f90, copies,
+!> transposes, reductions, scans and checkpoints in movement.f90.
 !>
 !> Index order. Everything here is in Fortran's order: the first index varies fastest in memory.
 !> tessera itself is row-major (the last index fastest), so the module reverses the dimensions at
@@ -208,6 +209,8 @@ module tessera
   public :: tessera_dist_with_local_order, tessera_dist_has_local_layout, tessera_dist_storage_index
   public :: tessera_dist_local_storage_size, tessera_storage
   public :: tessera_chop_boxes, tessera_domain_dist
+  public :: tessera_copy, tessera_copy_section, tessera_transpose, tessera_reduce, tessera_scan
+  public :: tessera_checkpoint_save, tessera_checkpoint_load
   public :: tessera_set_boundary, tessera_set_hole_boundary
   public :: tessera_policy_defaults, tessera_balancer_create, tessera_balancer_timer_start, tessera_balancer_timer_stop
   public :: tessera_balancer_step, tessera_balancer_set_active_ranks, tessera_balancer_set_availability_file
@@ -354,6 +357,67 @@ module tessera
     module subroutine tessera_storage(array, u, status)
       type(tessera_array), intent(in) :: array
       real(c_double), pointer, intent(out) :: u(:)
+      integer, intent(out), optional :: status
+    end subroutine
+  end interface
+
+  ! Movements between arrays, reductions, scans and checkpoints: declared here, implemented in the
+  ! submodule movement (movement.f90). Collective over the arrays' communicator.
+  interface
+    !> dst = src: two arrays over the same domain box, any distributions (ghosts not touched).
+    module subroutine tessera_copy(src, dst, status)
+      type(tessera_array), intent(in) :: src, dst
+      integer, intent(out), optional :: status
+    end subroutine
+    !> dst(dst_lo + k) = src(src_lo + k) for src_lo <= src_lo + k <= src_hi (ZPL's shifted and zoom
+    !> copies; src may be dst): a box of src into the box of the same extents at dst_lo in dst.
+    module subroutine tessera_copy_section(src, src_lo, src_hi, dst, dst_lo, status)
+      type(tessera_array), intent(in) :: src
+      integer, intent(in) :: src_lo(:), src_hi(:)
+      type(tessera_array), intent(in) :: dst
+      integer, intent(in) :: dst_lo(:)
+      integer, intent(out), optional :: status
+    end subroutine
+    !> dst = src with its dimensions permuted: dimension k of dst runs along dimension perm(k) of src
+    !> (a 2-D transpose: perm = [2, 1], dst(j, i) = src(i, j)); dst's domain has the permuted extents.
+    module subroutine tessera_transpose(src, dst, perm, status)
+      type(tessera_array), intent(in) :: src, dst
+      integer, intent(in) :: perm(:)
+      integer, intent(out), optional :: status
+    end subroutine
+    !> `op` (TESSERA_OP_ADD, _MULTIPLY, _MIN, _MAX) folded over every element, the same bits on
+    !> every rank (tessera_sum is the ADD case).
+    module subroutine tessera_reduce(array, op, result, status)
+      type(tessera_array), intent(in) :: array
+      integer, intent(in) :: op
+      real(c_double), intent(out), target :: result
+      integer, intent(out), optional :: status
+    end subroutine
+    !> ZPL's scan (parallel prefix) of `in` into `out` (same distribution; may be `in`): along
+    !> dimension `dim`, every line on its own, or, without `dim`, over the whole array in Fortran's
+    !> array-element order (dimension 1 fastest); inclusive, or `exclusive` (element i gets the fold
+    !> of those before it, the identity first). `op`: TESSERA_OP_ADD, _MULTIPLY, _MIN, _MAX.
+    module subroutine tessera_scan(in, out, op, status, dim, exclusive)
+      type(tessera_array), intent(in) :: in, out
+      integer, intent(in) :: op
+      integer, intent(out), optional :: status
+      integer, intent(in), optional :: dim
+      logical, intent(in), optional :: exclusive
+    end subroutine
+    !> Writes `array` as dataset `name` of the HDF5 file `path` (replaced atomically).
+    module subroutine tessera_checkpoint_save(path, array, name, status)
+      character(*), intent(in) :: path
+      type(tessera_array), intent(in) :: array
+      character(*), intent(in) :: name
+      integer, intent(out), optional :: status
+    end subroutine
+    !> Sets every owned element of `array` from dataset `name` of `path`, whatever the distribution
+    !> and the number of ranks that saved it (TESSERA_ERR_IO: no such file or dataset, or a damaged
+    !> one; TESSERA_ERR_MISMATCH: another shape or type).
+    module subroutine tessera_checkpoint_load(path, array, name, status)
+      character(*), intent(in) :: path
+      type(tessera_array), intent(in) :: array
+      character(*), intent(in) :: name
       integer, intent(out), optional :: status
     end subroutine
   end interface

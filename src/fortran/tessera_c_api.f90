@@ -509,6 +509,48 @@ module tessera_c_api
       integer(c_int), intent(in) :: perm(*), flip(*)
       integer(c_int) :: c_multiblock_copy_section
     end function
+    ! Movements and checkpoints (tessera_copy, _copy_section, _transpose, tessera_array_scan,
+    ! tessera_checkpoint_save / _load).
+    function c_copy(src, dst) bind(C, name="tessera_copy")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: src, dst
+      integer(c_int) :: c_copy
+    end function
+    function c_copy_section(src, src_box, dst, dst_lo) bind(C, name="tessera_copy_section")
+      import :: c_int, c_int64_t, c_ptr, c_box
+      type(c_ptr), value :: src
+      type(c_box), intent(in) :: src_box
+      type(c_ptr), value :: dst
+      integer(c_int64_t), intent(in) :: dst_lo(*)
+      integer(c_int) :: c_copy_section
+    end function
+    function c_transpose(src, dst, perm) bind(C, name="tessera_transpose")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: src, dst
+      integer(c_int), intent(in) :: perm(*)
+      integer(c_int) :: c_transpose
+    end function
+    function c_array_scan(in, axis, exclusive, op, out) bind(C, name="tessera_array_scan")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: in
+      integer(c_int), value :: axis, exclusive, op
+      type(c_ptr), value :: out
+      integer(c_int) :: c_array_scan
+    end function
+    function c_checkpoint_save(path, array, name) bind(C, name="tessera_checkpoint_save")
+      import :: c_int, c_ptr, c_char
+      character(kind=c_char), intent(in) :: path(*)  ! NUL-terminated, as `name`
+      type(c_ptr), value :: array
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int) :: c_checkpoint_save
+    end function
+    function c_checkpoint_load(path, array, name) bind(C, name="tessera_checkpoint_load")
+      import :: c_int, c_ptr, c_char
+      character(kind=c_char), intent(in) :: path(*)
+      type(c_ptr), value :: array
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int) :: c_checkpoint_load
+    end function
     function c_chop_boxes(ndim, boxes, count, max_extent, pieces, capacity, piece_count) &
         bind(C, name="tessera_chop_boxes")
       import :: c_int, c_int64_t, c_ptr, c_size_t, c_box

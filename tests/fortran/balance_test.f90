@@ -417,8 +417,8 @@ contains
     stamp(1) = 0
     if (rank == 0) call system_clock(stamp(1))
     call MPI_Bcast(stamp, 1, MPI_INTEGER, 0, MPI_COMM_WORLD)
-    pattern = '/tmp/tessera-fortran-balance-' // str(stamp(1)) // '-{rank}'
-    mine = '/tmp/tessera-fortran-balance-' // str(stamp(1)) // '-' // str(rank)
+    pattern = '/tmp/tessera-fortran-balance-' // text_of(stamp(1)) // '-{rank}'
+    mine = '/tmp/tessera-fortran-balance-' // text_of(stamp(1)) // '-' // text_of(rank)
     call tessera_balancer_set_availability_file(bal, pattern)
     if (rank == nranks - 1 .and. nranks > 1) then
       open(newunit=unit, file=mine, status='replace')
@@ -459,14 +459,6 @@ contains
     call tessera_free(dist)
     call tessera_free(grid)
   end subroutine
-
-  pure function str(i) result(text)
-    integer, intent(in) :: i
-    character(:), allocatable :: text
-    character(24) :: buffer
-    write(buffer, '(i0)') i
-    text = trim(buffer)
-  end function
 
   ! ---------------------------------------------------------------------------------------------
 
@@ -602,17 +594,6 @@ contains
     call tessera_free(dom)
     call tessera_free(dist)
   end subroutine
-
-  ! Whether a call failed with `code` and a message holding `fragment` (the message read whatever
-  ! the status, so that no impure call hides in a condition).
-  logical function refused(s, code, fragment)
-    integer, intent(in) :: s, code
-    character(*), intent(in) :: fragment
-    character(:), allocatable :: message
-    message = tessera_last_error()
-    refused = s == code .and. index(message, fragment) > 0
-    if (s == code .and. .not. refused) write(*, '(a)') 'unexpected message: ' // message
-  end function
 
   pure integer function count_where(list, value)
     integer, intent(in) :: list(:), value
