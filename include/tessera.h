@@ -398,10 +398,11 @@ typedef enum tessera_local_order {
 
 /** `dist` (a user-defined distribution: a box set from tessera_dist_from_boxes) with each rank's
  *  boxes stored in `order`; `size` is the padding multiple or the tile side (>= 1), and must be 1
- *  for row- and column-major. Arrays over the result keep no ghost layers and have no patches
- *  (tessera_array_create with ghosts, tessera_array_patch_count, tessera_array_local:
- *  INVALID_ARGUMENT); every movement, whole-array reduction, get/set and copy_in/out works, with
- *  plans compiled against the order (scans and partial reductions need patches: INVALID_ARGUMENT).
+ *  for row- and column-major. Arrays over the result have no patches (tessera_array_patch_count,
+ *  tessera_array_local: INVALID_ARGUMENT); their ghost cells, if any, sit in slabs after the owned
+ *  points, read and written with tessera_array_get/set. Every movement, ghost update and
+ *  accumulation, whole-array reduction, get/set and copy_in/out works, with plans compiled against
+ *  the order (scans, partial reductions and boundary rules need patches: INVALID_ARGUMENT).
  *  Read the rank's buffer with tessera_array_storage: point p is at tessera_dist_local_offset(p).
  *  A dimensional distribution, one that has a local layout already, a bad `order` or `size`:
  *  INVALID_ARGUMENT. Not collective. */
@@ -468,7 +469,8 @@ tessera_status tessera_array_owned_box(tessera_array array, size_t patch, tesser
 tessera_status tessera_array_local(tessera_array array, size_t patch, tessera_type type, tessera_view* view);
 /** This rank's whole buffer: `*data` its first element (NULL when the rank stores nothing) and
  *  `*size` its elements, ghosts included (either pointer may be NULL). Under a local layout,
- *  point p is at element tessera_dist_local_offset(p). `type` must be the array's. Valid until
+ *  owned point p is at element tessera_dist_local_offset(p), the ghost slabs after the last owned
+ *  point. `type` must be the array's. Valid until
  *  the domain is redistributed or migrated. */
 tessera_status tessera_array_storage(tessera_array array, tessera_type type, void** data, int64_t* size);
 /** The element at global `point`, which this rank must store (owned or ghost). */

@@ -76,8 +76,8 @@ void add_view_methods(Class& cls) {
       .def_property_readonly(
           "storage", [](const std::shared_ptr<A>& a) { return detail::storage_of(a); },
           "This rank's whole buffer as a 1-D NumPy view (no copy), ghosts included: under a local layout "
-          "(Distribution.has_local_layout) point p is at storage[dist.local_offset(p)]. Holding it blocks "
-          "redistributions.")
+          "(Distribution.has_local_layout) owned point p is at storage[dist.local_offset(p)], the ghost cells "
+          "after the owned points (read them with a[p]). Holding it blocks redistributions.")
       .def(
           "local_patch", [](const std::shared_ptr<A>& a, std::size_t patch, bool ghosts) {
             return detail::view_of(a, patch, ghosts);

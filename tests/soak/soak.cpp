@@ -5,7 +5,7 @@
 // scans, partial reductions, region statements with shifted reads, and box sets (issue 16: a box set
 // tiling the domain is one more distribution every operation may meet; a round trip through one
 // with holes drops what the holes held), user-defined local layouts (column-major, padded, tiled,
-// Morton's curve: one more distribution kind where an array has no ghosts), and copies between
+// Morton's curve: one more distribution kind, ghosts in slabs after the owned points), and copies between
 // random disjoint processor groups — each followed by a check of every rank's part against a
 // serial shadow copy kept on every rank.
 //

@@ -127,11 +127,11 @@ class Episode {
   }
 
   // Any kind for `ranks` ranks (0: the world's), a box set that tiles the whole box included
-  // (ghosts along any axis: one patch per box), and where `ghosts` has no layers a user-defined
-  // local layout (soak_local_layouts.hpp).
+  // (ghosts along any axis: one patch per box), and a user-defined local layout
+  // (soak_local_layouts.hpp; its ghost cells in slabs after the owned points).
   [[nodiscard]] Distribution<N> any_distribution(const Box<N>& box, const GhostSpec<N>& ghosts, int ranks = 0) {
     if (ranks == 0) ranks = c_.comm.size();
-    if (ghosts.none() && c_.rng() % 5 == 0) {
+    if (c_.rng() % 5 == 0) {
       ++c_.local_layouts;
       return random_local_layout<N>(c_.rng, box, ranks);
     }
@@ -299,10 +299,8 @@ class Episode {
   }
 
   // A ghost update, a third of the time split-phase with w rewritten while it is in flight; then
-  // every requested ghost of u is checked. Under a local layout u has no ghosts: the update must do
-  // nothing, and there is nothing to check.
+  // every requested ghost of u is checked (under a local layout, in its ghost slabs).
   void ghosts() {
-    if (dom_->distribution().has_local_layout()) return u_->update_ghosts();
     if (c_.rng() % 3 == 0) {
       u_->begin_update_ghosts();
       const std::uint64_t salt = c_.rng();

@@ -2,8 +2,8 @@
 // Random user-defined local layouts for the soak (Chapel's LocalLayout, layout/local_layout.hpp):
 // the Morton distribution stored along its curve, or Morton's ownership with each rank's boxes
 // stored column-major, padded, tiled or row-major (`with_local_order`). One more distribution
-// kind the soak's redistributions, copies, gathers and reductions meet; ghost layers are refused
-// under a local layout, so the soak draws one only where an array needs no ghosts.
+// kind the soak's redistributions, copies, gathers, reductions and ghost updates (into the ghost
+// slabs after the owned points) meet.
 #include <cstdint>
 #include <memory>
 #include <random>

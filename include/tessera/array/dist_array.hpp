@@ -501,10 +501,10 @@ class DistArray final {
   }
 
   [[nodiscard]] std::size_t offset_of(const Point<N>& p) const {
-    if (layout().custom()) {  // a user-defined local layout: owned points only, at local_offset
-      if (!contains(layout().custom_boxes(), p))
-        fail(ErrorCode::out_of_range, "DistArray::at: point ", p, " is not owned by rank ", domain_.rank(),
-             " (under a user-defined local layout a rank stores only what it owns)");
+    if (layout().custom()) {  // a user-defined local layout: owned points at local_offset, ghosts after
+      if (!layout().custom_stores(p))
+        fail(ErrorCode::out_of_range, "DistArray::at: point ", p, " is not stored on rank ", domain_.rank(),
+             " (neither owned nor in a ghost layer)");
       return static_cast<std::size_t>(layout().custom_offset(p));
     }
     const Section<N> s = Section<N>::from_box(Box<N>(p, p + Point<N>::filled(1)));

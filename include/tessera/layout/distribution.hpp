@@ -130,7 +130,8 @@ class Distribution {
   [[nodiscard]] const UserDistribution<N>* user_distribution() const noexcept { return state_->user.get(); }
   /// True if a user-defined distribution chooses its ranks' storage order itself
   /// (`UserDistribution::has_local_layout`, Chapel's LocalLayout): arrays over it store `p` at
-  /// `local_offset(p)`, keep no ghosts, and have no strided patches.
+  /// `local_offset(p)`, keep their ghost cells in slabs after the owned points
+  /// (plan/storage_layout.hpp), and have no strided patches.
   [[nodiscard]] bool has_local_layout() const noexcept { return state_->user && state_->user->has_local_layout(); }
   /// Elements of `rank`'s local buffer: `local_size(rank)`, or more under a padded local layout.
   [[nodiscard]] index_t local_storage_size(int rank) const {

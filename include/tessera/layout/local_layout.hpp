@@ -13,7 +13,7 @@
 /// Morton example (`examples/morton_distribution`) stores each rank's points in curve order.
 /// \code
 ///   auto tiled = tessera::with_local_order(dist, tessera::LocalOrder<2>::tiled(4));  // 4x4 tiles
-///   tessera::DistArray<double, 2> a(tessera::Domain<2>(comm, tiled), tessera::no_ghosts<2>());
+///   tessera::DistArray<double, 2> a(tessera::Domain<2>(comm, tiled), tessera::ghosts<2>(1));  // ghosts: in slabs
 ///   tessera::redistribute(...);   // schedules compiled against the tiled offsets
 /// \endcode
 /// Pure: no MPI.

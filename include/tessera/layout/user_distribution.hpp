@@ -88,10 +88,11 @@ class UserDistribution {
 
   /// Chapel's `LocalLayout`: true if this distribution chooses its ranks' storage order itself,
   /// so that an array keeps `p` at element `local_offset(p)` of its owner's buffer (a column-major,
-  /// padded, tiled or space-filling-curve order: layout/local_layout.hpp). Arrays then keep no
-  /// ghost layers, and operations that need strided patches (local views, stencils, region
-  /// statements, checkpoints) refuse them with an `Error` (docs/concepts.md, "User-defined local
-  /// layouts"). The default says no: one row-major patch per owned box.
+  /// padded, tiled or space-filling-curve order: layout/local_layout.hpp). Their ghost cells go in
+  /// slabs after the owned points (plan/storage_layout.hpp), and operations that need strided
+  /// patches (local views, stencils, region statements, boundary rules, checkpoints) refuse them
+  /// with an `Error` (docs/concepts.md, "User-defined local layouts"). The default says no: one
+  /// row-major patch per owned box.
   [[nodiscard]] virtual bool has_local_layout() const noexcept { return false; }
   /// Elements of `rank`'s buffer under the local layout: at least the points it owns (a padded
   /// layout leaves holes). The default: the points it owns.

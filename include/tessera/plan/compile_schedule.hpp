@@ -91,8 +91,8 @@ Block make_block(const StorageLayout<N>& layout, int patch, const Section<N>& se
 /// stretch of consecutive offsets the layout reports), so a layout that keeps the rows together
 /// costs a few calls per row rather than one per point.
 template <std::size_t N>
-Block make_custom_block(const StorageLayout<N>& layout, const Section<N>& section, const std::array<int, N>& axis_order,
-                        std::vector<Section1>& runs) {
+Block make_custom_block(const StorageLayout<N>& layout, int patch, const Section<N>& section,
+                        const std::array<int, N>& axis_order, std::vector<Section1>& runs) {
   const auto inner = static_cast<std::size_t>(axis_order[N - 1]);
   std::array<std::vector<index_t>, N> indices;  // indices[k]: the positions along axis axis_order[k], k < N - 1
   for (std::size_t k = 0; k + 1 < N; ++k)
@@ -114,8 +114,8 @@ Block make_custom_block(const StorageLayout<N>& layout, const Section<N>& sectio
     for (const auto& [first, length] : rows) {
       p[inner] = first;
       for (index_t left = length; left > 0;) {
-        const index_t n = layout.custom_run(p, inner, left);
-        out.add(layout.custom_offset(p), n);
+        const index_t n = layout.custom_run(p, inner, left, patch);
+        out.add(layout.custom_offset(p, patch), n);
         p[inner] += n, left -= n;
       }
     }
@@ -130,14 +130,15 @@ Block make_custom_block(const StorageLayout<N>& layout, const Section<N>& sectio
   return b;
 }
 
-/// Throws `Error(out_of_range)` naming the copy if storage under a local layout does not own all of `s`
-/// (it has no ghosts).
+/// Throws `Error(out_of_range)` naming the copy if storage under a local layout does not store all
+/// of `s` (owned, or in the ghost slabs of box `patch`; of one box for -1).
 template <std::size_t N>
-void check_custom_owns(const StorageLayout<N>& layout, const Section<N>& s, std::size_t copy_index, const char* side,
-                       int rank) {
-  if (!layout.custom_owns(s))
+void check_custom_stores(const StorageLayout<N>& layout, int patch, const Section<N>& s, std::size_t copy_index,
+                         const char* side, int rank) {
+  if (!layout.custom_stores(s, patch))
     fail(ErrorCode::out_of_range, "MotionPlan copy ", copy_index, ": the ", side, " section ", s,
-         " is not owned by rank ", rank, ", whose storage follows a user-defined local layout (no ghost layers)");
+         " is not stored by rank ", rank, " (its storage follows a user-defined local layout: the owned points",
+         patch >= 0 ? detail::concat(" and the ghost cells of its box ", patch) : std::string(" and its ghost cells"), ")");
 }
 
 template <std::size_t N>
@@ -156,8 +157,8 @@ template <std::size_t N>
 Block side_block(const StorageLayout<N>& layout, int given_patch, const Section<N>& s, const std::array<int, N>& order,
                  std::size_t i, const char* side, int rank, std::vector<Section1>& runs) {
   if (layout.custom()) {
-    check_custom_owns(layout, s, i, side, rank);
-    return make_custom_block(layout, s, order, runs);
+    check_custom_stores(layout, given_patch, s, i, side, rank);
+    return make_custom_block(layout, given_patch, s, order, runs);
   }
   return make_block(layout, resolve_patch(layout, given_patch, s, i, side, rank), s, order, runs);
 }
@@ -240,7 +241,7 @@ void validate_plan(const MotionPlan<N>& plan, const Distribution<N>& src, const 
     const Copy<N>& c = copies[i];
     const auto check = [&](const StorageLayout<N>& layout, int patch, const Section<N>& s, const char* side, int r) {
       if (layout.custom())
-        detail::check_custom_owns(layout, s, i, side, r);
+        detail::check_custom_stores(layout, patch, s, i, side, r);
       else
         (void)detail::resolve_patch(layout, patch, s, i, side, r);
     };

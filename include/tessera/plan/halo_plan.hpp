@@ -56,12 +56,30 @@ void patch_halo_receives(const Distribution<N>& dist, const GhostSpec<N>& g, int
           out.push_back({owner, section, rank, shift(section, -wrapped.offset), -1, patch});
 }
 
-/// Appends the copies that fill `rank`'s ghost layers.
+/// Appends the copies that fill `rank`'s ghost layers: one patch per owned box, or under a local
+/// layout one "patch" number per owned box naming its ghost slabs (plan/storage_layout.hpp).
 template <std::size_t N>
 void halo_receives(const Distribution<N>& dist, const GhostSpec<N>& g, int rank, std::vector<Copy<N>>& out) {
   const auto layout = StorageLayout<N>::make(dist, rank, g);
+  if (layout.custom()) {
+    const auto& boxes = layout.custom_boxes();
+    for (std::size_t b = 0; b < boxes.size(); ++b)
+      if (!boxes[b].empty())
+        patch_halo_receives(dist, g, rank, static_cast<int>(b), StorageLayout<N>::box_patch(boxes[b], g), out);
+    return;
+  }
   for (std::size_t patch = 0; patch < layout.patches().size(); ++patch)
     patch_halo_receives(dist, g, rank, static_cast<int>(patch), layout.patches()[patch], out);
+}
+
+/// The boxes `rank` owns, from its storage without ghosts (patches, or a local layout's boxes).
+template <std::size_t N>
+std::vector<Box<N>> owned_boxes_of(const Distribution<N>& dist, int rank) {
+  const auto mine = StorageLayout<N>::make(dist, rank, no_ghosts<N>());
+  if (mine.custom()) return {mine.custom_boxes().begin(), mine.custom_boxes().end()};
+  std::vector<Box<N>> out;
+  for (const auto& patch : mine.patches()) out.push_back(patch.owned_box());
+  return out;
 }
 
 /// Appends the copies out of `rank`'s owned data into its neighbours' ghosts. Who can need my data:
@@ -70,9 +88,8 @@ void halo_receives(const Distribution<N>& dist, const GhostSpec<N>& g, int rank,
 template <std::size_t N>
 void halo_sends(const Distribution<N>& dist, const GhostSpec<N>& g, int rank, std::vector<Copy<N>>& out) {
   std::vector<int> neighbours;
-  const auto mine = StorageLayout<N>::make(dist, rank, no_ghosts<N>());
-  for (const auto& patch : mine.patches())
-    for (const auto& wrapped : wrap_periodic(grow(patch.owned_box(), g.upper, g.lower), dist.domain(), g.periodic))
+  for (const auto& box : owned_boxes_of(dist, rank))
+    for (const auto& wrapped : wrap_periodic(grow(box, g.upper, g.lower), dist.domain(), g.periodic))
       for (const auto& piece : dist.pieces_near(wrapped.box, rank))
         if (piece.rank != rank) neighbours.push_back(piece.rank);
   std::sort(neighbours.begin(), neighbours.end());

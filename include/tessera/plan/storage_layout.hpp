@@ -24,8 +24,12 @@
 /// A user distribution with a **local layout** of its own (`Distribution::has_local_layout`,
 /// layout/local_layout.hpp) gives no patches: the rank's buffer holds `local_storage_size(rank)`
 /// elements and owned point p sits at `local_offset(p)` (`custom()`, `custom_offset`,
-/// `for_each_custom_owned`). Such storage keeps no ghosts; `patches()` refuses it with an `Error`,
-/// so that code needing strided patches says so instead of computing wrong offsets.
+/// `for_each_custom_owned`). Its ghost cells follow, **ghost slabs** after the owned storage: for
+/// each owned box in turn (its "patch" number for the halo plan), the pieces of its ghost shell
+/// (`detail::ghost_boxes`: the shell, or the face slabs without corners), each a dense row-major
+/// array — so the layout keeps the owned points where the user put them, and a ghost cell of box
+/// b sits at `custom_offset(p, b)`. `patches()` refuses such storage with an `Error`, so that code
+/// needing strided patches says so instead of computing wrong offsets.
 
 #include <array>
 #include <cstddef>
@@ -133,8 +137,17 @@ class StorageLayout {
     StorageLayout layout;
     layout.order_ = ghosts.order;
     if (dist.has_local_layout()) {
-      layout.custom_ = Custom{dist, rank, dist.owned_boxes(rank)};
-      layout.size_ = dist.local_storage_size(rank);
+      Custom c{dist, rank, dist.owned_boxes(rank), {}};
+      index_t size = dist.local_storage_size(rank);
+      if (!ghosts.none())
+        for (std::size_t b = 0; b < c.boxes.size(); ++b)
+          if (!c.boxes[b].empty())
+            for (const auto& slab : detail::ghost_boxes(c.boxes[b], ghosts)) {
+              c.slabs.push_back(GhostSlab{static_cast<int>(b), slab, size});
+              size = checked_add(size, volume(slab), "StorageLayout size");
+            }
+      layout.custom_ = std::move(c);
+      layout.size_ = size;
       return layout;
     }
     if (dist.is_user_defined()) {
@@ -190,8 +203,14 @@ class StorageLayout {
   [[nodiscard]] bool custom() const noexcept { return custom_.has_value(); }
   /// Under a local layout: the boxes the rank owns (what its buffer holds).
   [[nodiscard]] const BoxList<N>& custom_boxes() const noexcept { return custom_->boxes; }
-  /// Under a local layout: the offset of owned point `p` (`Distribution::local_offset`).
-  [[nodiscard]] index_t custom_offset(const Point<N>& p) const { return custom_->dist.local_offset(p); }
+  /// Under a local layout: the offset of point `p` — an owned point's `Distribution::local_offset`,
+  /// a ghost cell's place in the ghost slabs of box `patch` (any box's, the first, for -1). Where p
+  /// is in box `patch`'s ghost shell and owned by another box of the rank, `patch` picks the ghost
+  /// copy; -1 picks the owned point. The point must be stored (`custom_stores`).
+  [[nodiscard]] index_t custom_offset(const Point<N>& p, int patch = -1) const {
+    if (const GhostSlab* slab = ghost_slab_of(p, patch)) return slab->offset + offset_in_slab(*slab, p);
+    return custom_->dist.local_offset(p);
+  }
   /// Under a local layout: calls `visit(point, offset)` for every owned point, box by box, each
   /// row-major (the order of `DistArray::for_each_owned` under every layout).
   template <class Visit>
@@ -210,9 +229,13 @@ class StorageLayout {
       });
     }
   }
-  /// Under a local layout: how many of the `count` owned points p, p + e_axis, ... lie at
-  /// consecutive offsets from `custom_offset(p)` (`Distribution::local_run`, in [1, count]).
-  [[nodiscard]] index_t custom_run(const Point<N>& p, std::size_t axis, index_t count) const {
+  /// Under a local layout: how many of the `count` points p, p + e_axis, ... (owned, or in one
+  /// ghost slab of box `patch`, as `custom_offset` resolves p) lie at consecutive offsets from
+  /// `custom_offset(p, patch)`, in [1, count]: `Distribution::local_run` for owned points, the rest
+  /// of the slab's row along the last axis for ghost cells.
+  [[nodiscard]] index_t custom_run(const Point<N>& p, std::size_t axis, index_t count, int patch = -1) const {
+    if (const GhostSlab* slab = ghost_slab_of(p, patch))
+      return axis == N - 1 ? std::min(count, slab->box.hi[N - 1] - p[N - 1]) : 1;
     return custom_->dist.local_run(p, axis, count);
   }
   /// Under a local layout: true if the rank owns every point of `s`.
@@ -221,6 +244,28 @@ class StorageLayout {
     for (const auto& b : custom_->boxes)
       for (const auto& part : intersect(s, b)) inside += volume(part);
     return inside == volume(s);
+  }
+  /// Under a local layout: true if the rank stores every point of `s` — owns them all, or box
+  /// `patch` (some one box, for -1) holds each in itself or its ghost slabs.
+  [[nodiscard]] bool custom_stores(const Section<N>& s, int patch = -1) const {
+    if (custom_owns(s)) return true;
+    const auto held_by = [&](int b) {  // the box and its slabs are disjoint: their parts add up
+      index_t inside = 0;
+      for (const auto& part : intersect(s, custom_->boxes[static_cast<std::size_t>(b)])) inside += volume(part);
+      for (const auto& slab : custom_->slabs)
+        if (slab.patch == b)
+          for (const auto& part : intersect(s, slab.box)) inside += volume(part);
+      return inside == volume(s);
+    };
+    if (patch >= 0) return static_cast<std::size_t>(patch) < custom_->boxes.size() && held_by(patch);
+    for (std::size_t b = 0; b < custom_->boxes.size(); ++b)
+      if (held_by(static_cast<int>(b))) return true;
+    return false;
+  }
+  /// Under a local layout: true if point `p` is stored (owned, or in some box's ghost slabs).
+  [[nodiscard]] bool custom_stores(const Point<N>& p) const {
+    return contains(custom_->boxes, p) ||
+           std::any_of(custom_->slabs.begin(), custom_->slabs.end(), [&](const GhostSlab& s) { return contains(s.box, p); });
   }
   /// Elements in the rank's buffer, ghosts included.
   [[nodiscard]] index_t size() const noexcept { return size_; }
@@ -239,15 +284,10 @@ class StorageLayout {
     return -1;
   }
 
-  /// Throws `Error(invalid_argument)` if `ghosts` asks for layers along a non-interval dimension,
-  /// or for any layer under a user-defined local layout (which stores owned points only).
+  /// Throws `Error(invalid_argument)` if `ghosts` asks for layers along a non-interval dimension.
+  /// (A user-defined distribution owns boxes: ghosts are possible along every axis, in patches or,
+  /// under a local layout, in ghost slabs.)
   static void check_ghosts(const Distribution<N>& dist, const GhostSpec<N>& ghosts) {
-    if (dist.has_local_layout())
-      for (std::size_t d = 0; d < N; ++d)
-        if (ghosts.lower[d] != 0 || ghosts.upper[d] != 0)
-          fail_argument("ghosts", detail::concat("width along dimension ", d), std::max(ghosts.lower[d], ghosts.upper[d]),
-                        detail::concat("is not possible: ", dist,
-                                       " has a user-defined local layout, which stores owned points only (no ghost layers)"));
     if (dist.is_user_defined()) return;
     for (std::size_t d = 0; d < N; ++d) {
       if (ghosts.lower[d] == 0 && ghosts.upper[d] == 0) continue;
@@ -279,12 +319,35 @@ class StorageLayout {
     patches_.push_back(std::move(p));
   }
 
-  // What a local layout's storage needs: the distribution that numbers it, the rank, its boxes.
+  // Under a local layout, one piece of an owned box's ghost shell: dense, row-major, at `offset`.
+  struct GhostSlab {
+    int patch = 0;  // the owned box (index into `boxes`) whose ghost cells these are
+    Box<N> box;
+    index_t offset = 0;
+  };
+  // What a local layout's storage needs: the distribution that numbers it, the rank, its boxes,
+  // and the ghost slabs after the owned storage (none without ghosts).
   struct Custom {
     Distribution<N> dist;
     int rank = 0;
     BoxList<N> boxes;
+    std::vector<GhostSlab> slabs;
   };
+
+  // The ghost slab `custom_offset(p, patch)` reads p from, or null for an owned point (see there).
+  [[nodiscard]] const GhostSlab* ghost_slab_of(const Point<N>& p, int patch) const {
+    if (custom_->slabs.empty()) return nullptr;
+    if (patch >= 0 ? contains(custom_->boxes[static_cast<std::size_t>(patch)], p) : contains(custom_->boxes, p))
+      return nullptr;
+    for (const auto& slab : custom_->slabs)
+      if ((patch < 0 || slab.patch == patch) && contains(slab.box, p)) return &slab;
+    return nullptr;
+  }
+  [[nodiscard]] static index_t offset_in_slab(const GhostSlab& slab, const Point<N>& p) noexcept {
+    index_t offset = 0;
+    for (std::size_t d = 0; d < N; ++d) offset = offset * extent(slab.box, d) + (p[d] - slab.box.lo[d]);
+    return offset;
+  }
 
   std::vector<PatchLayout<N>> patches_;
   std::optional<Custom> custom_;

@@ -1,11 +1,14 @@
 // User-defined local layouts (layout/local_layout.hpp): arrays over user distributions that choose
 // their ranks' storage order (Morton curve, column-major, padded, tiled, reversed) must give the
 // same bits as the same operations over the default patch layout and as a serial reference:
-// redistribution to and from built-in kinds, copies, index gathers, gather/scatter, reductions.
-// Every value is also checked at the offset the layout names, so the layout is really used.
+// redistribution to and from built-in kinds, copies, index gathers, gather/scatter, reductions,
+// and ghost updates and accumulations into ghost slabs (against a serial image). Every value is
+// also checked at the offset the layout names, so the layout is really used.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
+#include <map>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -90,7 +93,9 @@ template <std::size_t N, class Expect>
 void expect_layout_values(const DistArray<double, N>& a, Expect&& expect) {
   const Distribution<N>& dist = a.distribution();
   const auto storage = a.storage();
-  EXPECT_EQ(static_cast<index_t>(storage.size()), dist.local_storage_size(a.domain().rank()));
+  if (a.ghosts().none()) {  // ghost slabs follow the owned storage
+    EXPECT_EQ(static_cast<index_t>(storage.size()), dist.local_storage_size(a.domain().rank()));
+  }
   a.for_each_owned([&](const Point<N>& p, const double& x) {
     ASSERT_EQ(x, expect(p)) << dist << " at " << p;
     ASSERT_EQ(a.at(p), x);
@@ -211,18 +216,133 @@ TEST(LocalLayout, GatherScatterAndReductionsGiveTheDefaultLayoutsBits) {
   }
 }
 
-TEST(LocalLayout, GhostsAndStridedViewsAreRefusedOnEveryRank) {
+/// Point p wrapped into `domain` along the periodic axes of `g`.
+template <std::size_t N>
+Point<N> wrapped(Point<N> p, const Box<N>& domain, const GhostSpec<N>& g) {
+  for (std::size_t d = 0; d < N; ++d)
+    if (g.periodic[d]) p[d] = domain.lo[d] + ((p[d] - domain.lo[d]) % extent(domain, d) + extent(domain, d)) % extent(domain, d);
+  return p;
+}
+
+/// Whether some box of `dist` holds p (not a hole, not outside).
+template <std::size_t N>
+bool held(const Distribution<N>& dist, const Point<N>& p) {
+  if (!contains(dist.domain(), p)) return false;
+  for (int r = 0; r < dist.comm_size(); ++r)
+    if (contains(dist.owned_boxes(r), p)) return true;
+  return false;
+}
+
+/// Ghost layers under a local layout live in ghost slabs after the owned storage: after a ghost
+/// update every ghost cell of every owned box, read at the offset the storage layout names for
+/// that box (`custom_offset(q, box)`) and through `at`, holds its (periodically wrapped) owner's
+/// value — or keeps 0 over a hole or outside a non-periodic side — against a serial image; ghost
+/// offsets are distinct and past the owned storage. accumulate_ghosts then adds every ghost cell
+/// (set to 1) into the element it mirrors: each owned element ends with the serial count of ghost
+/// cells, on every rank's boxes, that mirror it. Finally the array moves to a built-in kind and
+/// back with its values. Every local order, the Morton curve and a reversed layout; corners and
+/// faces only, widths 1 and 2, periodic and not, a box set with a hole.
+template <std::size_t N>
+void ghosts_under_local_layouts(const std::vector<Distribution<N>>& dists, const std::vector<GhostSpec<N>>& specs) {
+  Communicator comm(MPI_COMM_WORLD);
+  for (const auto& dist : dists)
+    for (const auto& g : specs) {
+      SCOPED_TRACE(detail::concat(dist, " ghosts ", g));
+      const Box<N> domain = dist.domain();
+      Domain<N> dom(comm, dist);
+      DistArray<double, N> a(dom, g);
+      fill_with_values(a);
+      a.update_ghosts();
+      const StorageLayout<N>& layout = a.layout();
+      ASSERT_TRUE(layout.custom());
+      const auto storage = a.storage();
+      const index_t owned_size = dist.local_storage_size(comm.rank());
+      std::vector<index_t> ghost_offsets;
+      const auto& boxes = layout.custom_boxes();
+      for (std::size_t b = 0; b < boxes.size(); ++b) {
+        if (boxes[b].empty()) continue;
+        for (const auto& slab : detail::ghost_boxes(boxes[b], g))
+          for_each_point(slab, [&](const Point<N>& q) {
+            const index_t at = layout.custom_offset(q, static_cast<int>(b));
+            ghost_offsets.push_back(at);
+            const Point<N> from = wrapped(q, domain, g);
+            const double want = held(dist, from) ? layout_value(from) : 0.0;
+            ASSERT_EQ(storage[static_cast<std::size_t>(at)], want) << "ghost " << q << " of box " << boxes[b];
+            ASSERT_EQ(a.at(q), want) << "at(" << q << ")";
+          });
+      }
+      std::sort(ghost_offsets.begin(), ghost_offsets.end());
+      EXPECT_EQ(std::adjacent_find(ghost_offsets.begin(), ghost_offsets.end()), ghost_offsets.end()) << "two ghosts share an offset";
+      if (!ghost_offsets.empty()) {
+        EXPECT_GE(ghost_offsets.front(), owned_size);
+        EXPECT_LT(ghost_offsets.back(), static_cast<index_t>(storage.size()));
+      }
+      expect_layout_values(a, layout_value<N>);  // the update wrote no owned element
+
+      // Accumulation: owned 0, every ghost cell 1; each owned element gets the ghosts mirroring it.
+      a.for_each_owned([](const Point<N>&, double& x) { x = 0; });
+      auto writable = a.storage();
+      for (const index_t at : ghost_offsets) writable[static_cast<std::size_t>(at)] = 1;
+      a.accumulate_ghosts(CombineOp::add);
+      std::map<Point<N>, int> mirrors;  // serial: over every rank's boxes
+      for (int r = 0; r < comm.size(); ++r)
+        for (const auto& box : dist.owned_boxes(r))
+          if (!box.empty())
+            for (const auto& slab : detail::ghost_boxes(box, g))
+              for_each_point(slab, [&](const Point<N>& q) {
+                const Point<N> to = wrapped(q, domain, g);
+                if (held(dist, to)) ++mirrors[to];
+              });
+      a.for_each_owned([&](const Point<N>& p, const double& x) {
+        const auto it = mirrors.find(p);
+        ASSERT_EQ(x, it == mirrors.end() ? 0.0 : it->second) << "accumulated at " << p;
+      });
+
+      // Off the layout and back, values kept; the ghosts fill again.
+      fill_with_values(a);
+      dom.redistribute(Distribution<N>::user(morton_patches(domain, comm.size())));
+      const auto kept = [&](const Point<N>& p) { return held(dist, p) ? layout_value(p) : 0.0; };  // holes: T{}
+      expect_layout_values(a, kept);
+      dom.redistribute(dist);
+      expect_layout_values(a, layout_value<N>);
+      a.update_ghosts();
+      for (std::size_t b = 0; b < boxes.size(); ++b)
+        if (!boxes[b].empty())
+          for (const auto& slab : detail::ghost_boxes(boxes[b], g))
+            for_each_point(slab, [&](const Point<N>& q) {
+              const Point<N> from = wrapped(q, domain, g);
+              ASSERT_EQ(a.at(q), held(dist, from) ? layout_value(from) : 0.0) << "after the round trip, ghost " << q;
+            });
+    }
+}
+
+TEST(LocalLayout, GhostLayersLiveInSlabsAndFillFromEveryNeighbour2D) {
+  Communicator comm(MPI_COMM_WORLD);
+  const Box<2> domain({0, 0}, {9, 14});
+  auto dists = laid_out_distributions(domain, comm.size());
+  // A box set with a hole (cells of [3,6)x[5,9) in no box), boxes round robin, tiled 2 x 2.
+  const std::vector<Box<2>> boxes = {Box<2>({0, 0}, {3, 14}), Box<2>({3, 0}, {6, 5}), Box<2>({3, 9}, {6, 14}),
+                                     Box<2>({6, 0}, {9, 7}), Box<2>({6, 7}, {9, 14})};
+  std::vector<int> owners;
+  for (std::size_t b = 0; b < boxes.size(); ++b) owners.push_back(static_cast<int>(b) % comm.size());
+  dists.push_back(with_local_order(Distribution<2>::from_box_set(BoxSet<2>(domain, boxes, owners, comm.size())),
+                                   LocalOrder<2>::tiled(2)));
+  ghosts_under_local_layouts<2>(dists, {ghosts<2>(1), ghosts<2>(2).periodic_along({true, true}),
+                                        ghosts<2>(1).faces_only().periodic_along({false, true})});
+}
+
+TEST(LocalLayout, GhostLayersLiveInSlabsAndFillFromEveryNeighbour3D) {
+  Communicator comm(MPI_COMM_WORLD);
+  const Box<3> domain({0, 0, 0}, {5, 6, 4});
+  ghosts_under_local_layouts<3>(laid_out_distributions(domain, comm.size()),
+                                {ghosts<3>(1).periodic_along({true, false, true}), ghosts<3>(1).faces_only()});
+}
+
+TEST(LocalLayout, StridedViewsAndBoundaryRulesAreRefusedOnEveryRank) {
   Communicator comm(MPI_COMM_WORLD);
   const Box<2> domain({0, 0}, {8, 8});
   const Domain<2> dom(comm, laid_out_distributions(domain, comm.size()).front());
-  try {
-    DistArray<double, 2> a(dom, ghosts<2>(1));
-    ADD_FAILURE() << "ghost layers under a local layout were accepted";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
-    EXPECT_NE(std::string(e.what()).find("local layout"), std::string::npos) << e.what();
-  }
-  DistArray<double, 2> a(dom);
+  DistArray<double, 2> a(dom, ghosts<2>(1));
   if (a.distribution().local_size(comm.rank()) > 0) {
     try {
       (void)a.local(0);
@@ -231,6 +351,15 @@ TEST(LocalLayout, GhostsAndStridedViewsAreRefusedOnEveryRank) {
       EXPECT_NE(std::string(e.what()).find("does not support a user-defined local layout"), std::string::npos)
           << e.what();
     }
+  }
+  // Boundary rules need strided patches: refused by the next ghost update, on every rank.
+  a.set_boundary(BoundaryRules<double, 2>().along(0, boundary::reflect()));
+  try {
+    a.update_ghosts();
+    ADD_FAILURE() << "boundary rules under a local layout were applied";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("local layout"), std::string::npos) << e.what();
   }
 }
 
