@@ -31,6 +31,7 @@
 /// b sits at `custom_offset(p, b)`. `patches()` refuses such storage with an `Error`, so that code
 /// needing strided patches says so instead of computing wrong offsets.
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <optional>
@@ -336,7 +337,7 @@ class StorageLayout {
 
   // The ghost slab `custom_offset(p, patch)` reads p from, or null for an owned point (see there).
   [[nodiscard]] const GhostSlab* ghost_slab_of(const Point<N>& p, int patch) const {
-    if (custom_->slabs.empty()) return nullptr;
+    if (custom_->slabs.empty() || (patch >= 0 && static_cast<std::size_t>(patch) >= custom_->boxes.size())) return nullptr;
     if (patch >= 0 ? contains(custom_->boxes[static_cast<std::size_t>(patch)], p) : contains(custom_->boxes, p))
       return nullptr;
     for (const auto& slab : custom_->slabs)
