@@ -321,9 +321,10 @@ module tessera
     end subroutine
     !> `dist` (a box set) with each rank's boxes stored one after another in `order`
     !> (TESSERA_LOCAL_*); `size` (default 1) is the padding multiple or the tile side and must be 1
-    !> for column- and row-major. Arrays over `out` have no ghosts and no patches (tessera_local
-    !> refuses them): reach their values through tessera_storage and tessera_dist_storage_index, or
-    !> tessera_get / tessera_set; every movement, gather, scatter and sum works.
+    !> for column- and row-major. Arrays over `out` have no patches (tessera_local refuses them):
+    !> reach their values through tessera_storage and tessera_dist_storage_index, or tessera_get /
+    !> tessera_set; their ghost cells (ghosts=) sit after the owned points, read with tessera_get.
+    !> Every movement, ghost update, gather, scatter and sum works.
     module subroutine tessera_dist_with_local_order(dist, order, out, status, size)
       type(tessera_dist), intent(in) :: dist
       integer, intent(in) :: order
