@@ -476,6 +476,12 @@ tessera_status tessera_array_storage(tessera_array array, tessera_type type, voi
 /** The element at global `point`, which this rank must store (owned or ghost). */
 tessera_status tessera_array_get(tessera_array array, const int64_t* point, tessera_type type, void* value);
 tessera_status tessera_array_set(tessera_array array, const int64_t* point, tessera_type type, const void* value);
+/** Where global `point` (owned, or in a ghost layer of this rank) lies in tessera_array_storage's
+ *  buffer, counted in elements: under any layout — patches with their ghosts, or a local layout
+ *  (owned points at tessera_dist_local_offset, ghost cells in the slabs after them). For a loop
+ *  over ghost cells that does not call tessera_array_get per cell. OUT_OF_RANGE if this rank does
+ *  not store the point. */
+tessera_status tessera_array_storage_offset(tessera_array array, const int64_t* point, int64_t* offset);
 /** Sets every owned element to `*value`. */
 tessera_status tessera_array_fill(tessera_array array, tessera_type type, const void* value);
 /** Copies the elements of `region` this rank stores (owned or ghost; all of them must be stored)

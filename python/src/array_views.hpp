@@ -100,6 +100,15 @@ void add_view_methods(Class& cls) {
           py::arg("axis"), py::arg("patch") = 0,
           "The global index of each owned local index along `axis` (local[..., k, ...] holds global index "
           "global_indices(axis)[k]).")
+      .def(
+          "storage_offset",
+          [](A& a, const std::vector<index_t>& p) {
+            return static_cast<index_t>(&a.array.at(point_of<N>(p, "storage_offset")) - a.array.storage().data());
+          },
+          py::arg("point"),
+          "Where `point` (owned, or in a ghost layer of this rank) is in `storage`: under any layout, ghost cells "
+          "of a local layout included (in the slabs after the owned points). OutOfRangeError if this rank does not "
+          "store it.")
       .def("__getitem__",
            [](A& a, const std::vector<index_t>& p) { return a.array.at(point_of<N>(p, "DistArray[]")); })
       .def("__setitem__",

@@ -97,8 +97,22 @@ def test_ghost_cells_fill_under_every_order(comm, order, size):
                 continue
             want = image[p[0], p[1] % 7] if 0 <= p[0] < 9 else 0.0
             assert a[p] == want, (p, a[p], want)
+            assert a.storage[a.storage_offset(p)] == want, p
     if rank in owners:
         assert a.storage.shape[0] > dist.local_storage_size(rank)
+    with pytest.raises(tessera.OutOfRangeError):
+        a.storage_offset((-5, -5))
+    # The same accessor under tessera's own patches: every stored cell, ghosts included.
+    blocks = tessera.DistArray(tessera.Domain(tessera.Distribution((9, 7), [tessera.block(), tessera.block()])),
+                               np.float64, ghosts=tessera.Ghosts(1, periodic=(False, True)))
+    blocks.scatter(image if rank == 0 else None)
+    blocks.update_ghosts()
+    lo, hi = blocks.owned_box(0) if blocks.patch_count else ((0, 0), (0, 0))
+    storage = blocks.storage
+    for p in points_of((lo[0] - 1, lo[1] - 1), (hi[0] + 1, hi[1] + 1)):
+        if blocks.patch_count and 0 <= p[0] < 9:
+            assert storage[blocks.storage_offset(p)] == image[p[0], p[1] % 7], p
+    del storage
 
 
 def test_three_dimensional_tiles(comm):

@@ -161,6 +161,18 @@ tessera_status tessera_array_get(tessera_array array, const int64_t* point, tess
   });
 }
 
+tessera_status tessera_array_storage_offset(tessera_array array, const int64_t* point, int64_t* offset) {
+  return guarded("tessera_array_storage_offset", [&] {
+    const auto a = get<ArrayObject>(array, "array");
+    require_pointer("offset", offset);
+    visit_array(*a, [&](auto& x) {
+      constexpr std::size_t N = dims_v<decltype(x)>;
+      const auto& element = x.at(to_point<N>(point, "point"));  // OUT_OF_RANGE when not stored here
+      *offset = static_cast<int64_t>(&element - x.storage().data());
+    });
+  });
+}
+
 tessera_status tessera_array_set(tessera_array array, const int64_t* point, tessera_type type, const void* value) {
   return guarded("tessera_array_set", [&] {
     const auto a = get<ArrayObject>(array, "array");

@@ -285,6 +285,16 @@ contains
     call finish(c_dist_local_storage_size(dist%h, int(rank, c_int), size), status)
   end procedure
 
+  module procedure tessera_storage_index
+    integer(c_int64_t) :: c_point(TESSERA_MAX_DIM), offset
+    integer(c_int) :: s
+    index = 0
+    s = array_point(array, point, 'tessera_storage_index', c_point)
+    if (s == TESSERA_OK) s = c_array_storage_offset(array%h, c_point, offset)
+    if (s == TESSERA_OK) index = offset + 1  ! C's offsets count from 0, u(:) from 1
+    call finish(s, status)
+  end procedure
+
   module procedure tessera_storage
     type(c_ptr) :: data
     integer(c_int64_t) :: n

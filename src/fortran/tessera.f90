@@ -207,7 +207,7 @@ module tessera
   public :: tessera_patch_count, tessera_get, tessera_set
   public :: tessera_dist_from_boxes, tessera_assign_boxes, tessera_incremental_box_step, tessera_dist_box_set
   public :: tessera_dist_with_local_order, tessera_dist_has_local_layout, tessera_dist_storage_index
-  public :: tessera_dist_local_storage_size, tessera_storage
+  public :: tessera_dist_local_storage_size, tessera_storage, tessera_storage_index
   public :: tessera_chop_boxes, tessera_domain_dist
   public :: tessera_copy, tessera_copy_section, tessera_transpose, tessera_reduce, tessera_scan
   public :: tessera_checkpoint_save, tessera_checkpoint_load
@@ -351,6 +351,15 @@ module tessera
       type(tessera_dist), intent(in) :: dist
       integer, intent(in) :: rank
       integer(c_int64_t), intent(out) :: size
+      integer, intent(out), optional :: status
+    end subroutine
+    !> Where `point` (Fortran order; owned, or in a ghost layer of this rank) is in tessera_storage's
+    !> `u`, from 1: under any layout, a local layout's ghost cells (after its owned points) included.
+    !> TESSERA_ERR_OUT_OF_RANGE if this rank does not store it.
+    module subroutine tessera_storage_index(array, point, index, status)
+      type(tessera_array), intent(in) :: array
+      integer, intent(in) :: point(:)
+      integer(c_int64_t), intent(out) :: index
       integer, intent(out), optional :: status
     end subroutine
     !> u(1:n): this rank's whole storage, ghosts and padding included (zero-size when it stores

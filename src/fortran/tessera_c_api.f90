@@ -367,6 +367,13 @@ module tessera_c_api
       type(c_ptr), value :: value
       integer(c_int) :: c_array_get
     end function
+    function c_array_storage_offset(array, point, offset) bind(C, name="tessera_array_storage_offset")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: array
+      integer(c_int64_t), intent(in) :: point(*)
+      integer(c_int64_t), intent(out) :: offset
+      integer(c_int) :: c_array_storage_offset
+    end function
     function c_array_set(array, point, type, value) bind(C, name="tessera_array_set")
       import :: c_int, c_int64_t, c_ptr
       type(c_ptr), value :: array

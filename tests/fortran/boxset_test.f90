@@ -425,8 +425,9 @@ contains
   subroutine local_layout_ghosts(dom)
     type(tessera_domain), intent(in) :: dom
     type(tessera_array) :: v
-    real(c_double), pointer :: a(:, :)
+    real(c_double), pointer :: a(:, :), u(:)
     real(c_double) :: value
+    integer(c_int64_t) :: at
     integer :: b, i, j, s
     logical :: good
     call tessera_array_create(dom, v, status=s, ghosts=1)
@@ -440,12 +441,15 @@ contains
       end do
     end do
     call tessera_update_ghosts(v)
+    call tessera_storage(v, u)
     good = .true.
     do b = 1, nboxes
       if (owners(b) /= rank) cycle
       do j = lo(2, b) - 1, hi(2, b) + 1
         do i = lo(1, b) - 1, hi(1, b) + 1
           call tessera_get(v, [i, j], value)
+          call tessera_storage_index(v, [i, j], at)
+          good = good .and. u(at) == value
           if (box_of(i, j) >= 0) then
             good = good .and. value == f(i, j)
           else
@@ -454,7 +458,10 @@ contains
         end do
       end do
     end do
-    call expect(good, 'ghosts under a local layout: every ghost cell around this rank''s boxes after an update')
+    call expect(good, 'ghosts under a local layout: every ghost cell around this rank''s boxes after an update, ' // &
+                'through tessera_get and at tessera_storage_index')
+    call tessera_storage_index(v, [-5, -5], at, status=s)
+    call expect(s == TESSERA_ERR_OUT_OF_RANGE, 'tessera_storage_index of a cell no rank stores here: OUT_OF_RANGE')
     call tessera_local(v, a, status=s)
     call expect(s == TESSERA_ERR_INVALID_ARGUMENT, 'tessera_local under a local layout with ghosts: INVALID_ARGUMENT')
     call tessera_free(v)

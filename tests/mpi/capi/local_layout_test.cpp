@@ -233,6 +233,8 @@ TEST_F(CApiLocalLayout, GhostCellsFillUnderEveryOrder) {
     ASSERT_OK(tessera_array_create(dom, TESSERA_DOUBLE, &g, &a));
     ASSERT_OK(tessera_array_scatter_from(a, 0, TESSERA_DOUBLE, image.data(), rank == 0 ? kRows * kCols : 0));
     ASSERT_OK(tessera_array_update_ghosts(a));
+    double* buffer = nullptr;
+    ASSERT_OK(tessera_array_storage(a, TESSERA_DOUBLE, reinterpret_cast<void**>(&buffer), nullptr));
     for (std::size_t b = 0; b < kLayoutBoxCount; ++b) {
       if (owners[b] != rank) continue;
       const tessera_box& box = kLayoutBoxes[b];
@@ -244,8 +246,16 @@ TEST_F(CApiLocalLayout, GhostCellsFillUnderEveryOrder) {
           ASSERT_OK(tessera_array_get(a, p, TESSERA_DOUBLE, &got));
           const std::int64_t wrapped = (j + kCols) % kCols;
           EXPECT_EQ(got, i >= 0 && i < kRows ? first_value(i, wrapped) : 0.0) << "ghost (" << i << ", " << j << ")";
+          std::int64_t at = -1;  // the same cell in the buffer
+          ASSERT_OK(tessera_array_storage_offset(a, p, &at));
+          EXPECT_EQ(buffer[at], got) << "ghost (" << i << ", " << j << ") at offset " << at;
         }
     }
+    const std::int64_t far[2] = {-5, -5};
+    std::int64_t at = -1;
+    EXPECT_STATUS(TESSERA_ERR_OUT_OF_RANGE, tessera_array_storage_offset(a, far, &at));
+    EXPECT_STATUS(TESSERA_ERR_INVALID_ARGUMENT, tessera_array_storage_offset(a, far, nullptr));
+    EXPECT_EQ(at, -1);
     std::int64_t owned = 0, elements = 0;
     void* data = nullptr;
     ASSERT_OK(tessera_dist_local_storage_size(stored, rank, &owned));
