@@ -82,13 +82,9 @@ contains
     call tessera_dist_create(grid, [1, 1], [nx, ny], [tessera_block(), tessera_block()], dist)
     call tessera_domain_create(world, dist, dom)
     call tessera_array_create(dom, u, ghosts=w)
+    call fill_patches(u)
     call tessera_local(u, a)
     call tessera_owned(u, olo, ohi)
-    do j = olo(2), ohi(2)
-      do i = olo(1), ohi(1)
-        a(i, j) = g(i, j)
-      end do
-    end do
     call tessera_set_boundary(u, 1, .false., TESSERA_BOUNDARY_REFLECT)
     call tessera_set_boundary(u, 1, .true., TESSERA_BOUNDARY_REFLECT_ODD)
     call tessera_set_boundary(u, 2, .false., TESSERA_BOUNDARY_CONSTANT, value=wall)
@@ -255,19 +251,11 @@ contains
     type(tessera_grid), intent(out) :: grid
     type(tessera_array), intent(out) :: u
     integer, intent(in) :: ny
-    real(c_double), pointer :: a(:, :)
-    integer :: olo(2), ohi(2), i, j
     call tessera_grid_create(nranks, [1, nranks], grid)
     call tessera_dist_create(grid, [1, 1], [4, ny], [tessera_block(), tessera_block()], dist)
     call tessera_domain_create(world, dist, dom)
     call tessera_array_create(dom, u)
-    call tessera_local(u, a)
-    call tessera_owned(u, olo, ohi)
-    do j = olo(2), ohi(2)
-      do i = olo(1), ohi(1)
-        a(i, j) = g(i, j)
-      end do
-    end do
+    call fill_patches(u)
   end subroutine
 
   ! Every owned value (through a fresh tessera_local) and the gathered image against the formula.

@@ -502,10 +502,11 @@ class DistArray final {
 
   [[nodiscard]] std::size_t offset_of(const Point<N>& p) const {
     if (layout().custom()) {  // a user-defined local layout: owned points at local_offset, ghosts after
-      if (!layout().custom_stores(p))
+      const auto offset = layout().custom_stored_offset(p);
+      if (!offset)
         fail(ErrorCode::out_of_range, "DistArray::at: point ", p, " is not stored on rank ", domain_.rank(),
              " (neither owned nor in a ghost layer)");
-      return static_cast<std::size_t>(layout().custom_offset(p));
+      return static_cast<std::size_t>(*offset);
     }
     const Section<N> s = Section<N>::from_box(Box<N>(p, p + Point<N>::filled(1)));
     const int patch = layout().patch_for(s);

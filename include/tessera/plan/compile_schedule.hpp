@@ -87,7 +87,7 @@ Block make_block(const StorageLayout<N>& layout, int patch, const Section<N>& se
 /// The block of `section` in storage under a local layout: the offsets of its points, enumerated
 /// as `make_block` enumerates them (axis `axis_order[0]` outermost, each axis in increasing order
 /// of position in the section), as one axis of runs. Each row along the innermost axis is asked
-/// for in stretches (`StorageLayout::custom_run`: one `local_offset` and one `local_run` per
+/// for in stretches (`StorageLayout::custom_stretch`: one `local_offset` and one `local_run` per
 /// stretch of consecutive offsets the layout reports), so a layout that keeps the rows together
 /// costs a few calls per row rather than one per point.
 template <std::size_t N>
@@ -114,8 +114,8 @@ Block make_custom_block(const StorageLayout<N>& layout, int patch, const Section
     for (const auto& [first, length] : rows) {
       p[inner] = first;
       for (index_t left = length; left > 0;) {
-        const index_t n = layout.custom_run(p, inner, left, patch);
-        out.add(layout.custom_offset(p, patch), n);
+        const auto [offset, n] = layout.custom_stretch(p, inner, left, patch);
+        out.add(offset, n);
         p[inner] += n, left -= n;
       }
     }

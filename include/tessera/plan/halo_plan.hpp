@@ -72,13 +72,15 @@ void halo_receives(const Distribution<N>& dist, const GhostSpec<N>& g, int rank,
     patch_halo_receives(dist, g, rank, static_cast<int>(patch), layout.patches()[patch], out);
 }
 
-/// The boxes `rank` owns, from its storage without ghosts (patches, or a local layout's boxes).
+/// The boxes `rank` owns: a local layout's own boxes, or the owned boxes of its patches.
 template <std::size_t N>
 std::vector<Box<N>> owned_boxes_of(const Distribution<N>& dist, int rank) {
-  const auto mine = StorageLayout<N>::make(dist, rank, no_ghosts<N>());
-  if (mine.custom()) return {mine.custom_boxes().begin(), mine.custom_boxes().end()};
+  if (dist.has_local_layout()) {
+    const BoxList<N> boxes = dist.owned_boxes(rank);
+    return {boxes.begin(), boxes.end()};
+  }
   std::vector<Box<N>> out;
-  for (const auto& patch : mine.patches()) out.push_back(patch.owned_box());
+  for (const auto& patch : StorageLayout<N>::make(dist, rank, no_ghosts<N>()).patches()) out.push_back(patch.owned_box());
   return out;
 }
 

@@ -24,7 +24,7 @@
 /// A user distribution with a **local layout** of its own (`Distribution::has_local_layout`,
 /// layout/local_layout.hpp) gives no patches: the rank's buffer holds `local_storage_size(rank)`
 /// elements and owned point p sits at `local_offset(p)` (`custom()`, `custom_offset`,
-/// `for_each_custom_owned`). Its ghost cells follow, **ghost slabs** after the owned storage: for
+/// `custom_stretch`, `for_each_custom_owned`). Its ghost cells follow, **ghost slabs** after the owned storage: for
 /// each owned box in turn (its "patch" number for the halo plan), the pieces of its ghost shell
 /// (`detail::ghost_boxes`: the shell, or the face slabs without corners), each a dense row-major
 /// array — so the layout keeps the owned points where the user put them, and a ghost cell of box
@@ -209,8 +209,28 @@ class StorageLayout {
   /// is in box `patch`'s ghost shell and owned by another box of the rank, `patch` picks the ghost
   /// copy; -1 picks the owned point. The point must be stored (`custom_stores`).
   [[nodiscard]] index_t custom_offset(const Point<N>& p, int patch = -1) const {
-    if (const GhostSlab* slab = ghost_slab_of(p, patch)) return slab->offset + offset_in_slab(*slab, p);
-    return custom_->dist.local_offset(p);
+    return custom_stretch(p, N - 1, 1, patch).offset;
+  }
+  /// Under a local layout: `custom_offset(p, patch)` and how many of the `count` points p,
+  /// p + e_axis, ... lie at consecutive offsets from it, in [1, count] — `Distribution::local_run`
+  /// for an owned point, the rest of the slab's row along the last axis for a ghost cell. One
+  /// lookup for both: what a schedule is built from, a stretch at a time.
+  struct CustomStretch {
+    index_t offset = 0;
+    index_t run = 1;
+  };
+  [[nodiscard]] CustomStretch custom_stretch(const Point<N>& p, std::size_t axis, index_t count, int patch = -1) const {
+    if (const GhostSlab* slab = ghost_slab_of(p, patch))
+      return {slab->offset + offset_in_slab(*slab, p), axis == N - 1 ? std::min(count, slab->box.hi[N - 1] - p[N - 1]) : 1};
+    return {custom_->dist.local_offset(p), custom_->dist.local_run(p, axis, count)};
+  }
+  /// Under a local layout: the offset of `p` if the rank stores it (owned: `local_offset`, else the
+  /// first ghost slab holding it), or nothing — `DistArray::at`'s lookup, done once.
+  [[nodiscard]] std::optional<index_t> custom_stored_offset(const Point<N>& p) const {
+    if (contains(custom_->boxes, p)) return custom_->dist.local_offset(p);
+    for (const auto& slab : custom_->slabs)
+      if (contains(slab.box, p)) return slab.offset + offset_in_slab(slab, p);
+    return std::nullopt;
   }
   /// Under a local layout: calls `visit(point, offset)` for every owned point, box by box, each
   /// row-major (the order of `DistArray::for_each_owned` under every layout).
@@ -222,22 +242,14 @@ class StorageLayout {
       row_starts.hi[N - 1] = b.lo[N - 1] + 1;
       for_each_point(row_starts, [&](Point<N> p) {
         for (index_t left = extent(b, N - 1); left > 0;) {  // stretch by stretch of consecutive offsets
-          const index_t n = custom_run(p, N - 1, left);
-          const index_t offset = custom_offset(p);
+          // Owned points: the layout's own numbers, no ghost-slab lookup.
+          const index_t n = custom_->dist.local_run(p, N - 1, left);
+          const index_t offset = custom_->dist.local_offset(p);
           for (index_t i = 0; i < n; ++i, ++p[N - 1]) visit(p, offset + i);
           left -= n;
         }
       });
     }
-  }
-  /// Under a local layout: how many of the `count` points p, p + e_axis, ... (owned, or in one
-  /// ghost slab of box `patch`, as `custom_offset` resolves p) lie at consecutive offsets from
-  /// `custom_offset(p, patch)`, in [1, count]: `Distribution::local_run` for owned points, the rest
-  /// of the slab's row along the last axis for ghost cells.
-  [[nodiscard]] index_t custom_run(const Point<N>& p, std::size_t axis, index_t count, int patch = -1) const {
-    if (const GhostSlab* slab = ghost_slab_of(p, patch))
-      return axis == N - 1 ? std::min(count, slab->box.hi[N - 1] - p[N - 1]) : 1;
-    return custom_->dist.local_run(p, axis, count);
   }
   /// Under a local layout: true if the rank owns every point of `s`.
   [[nodiscard]] bool custom_owns(const Section<N>& s) const {
@@ -262,11 +274,6 @@ class StorageLayout {
     for (std::size_t b = 0; b < custom_->boxes.size(); ++b)
       if (held_by(static_cast<int>(b))) return true;
     return false;
-  }
-  /// Under a local layout: true if point `p` is stored (owned, or in some box's ghost slabs).
-  [[nodiscard]] bool custom_stores(const Point<N>& p) const {
-    return contains(custom_->boxes, p) ||
-           std::any_of(custom_->slabs.begin(), custom_->slabs.end(), [&](const GhostSlab& s) { return contains(s.box, p); });
   }
   /// Elements in the rank's buffer, ghosts included.
   [[nodiscard]] index_t size() const noexcept { return size_; }
