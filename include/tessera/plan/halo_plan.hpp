@@ -79,8 +79,10 @@ std::vector<Box<N>> owned_boxes_of(const Distribution<N>& dist, int rank) {
     const BoxList<N> boxes = dist.owned_boxes(rank);
     return {boxes.begin(), boxes.end()};
   }
+  // Named, not a temporary in the range: patches() refers into the layout, which must outlive the loop.
+  const auto mine = StorageLayout<N>::make(dist, rank, no_ghosts<N>());
   std::vector<Box<N>> out;
-  for (const auto& patch : StorageLayout<N>::make(dist, rank, no_ghosts<N>()).patches()) out.push_back(patch.owned_box());
+  for (const auto& patch : mine.patches()) out.push_back(patch.owned_box());
   return out;
 }
 
