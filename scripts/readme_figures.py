@@ -5,8 +5,10 @@ The figures in README.md's "Performance" section are not typed by hand: they are
 bench/published.json (a copy of a bench-results/latest.json that `make bench` wrote: median of
 three or more launches, the worst launch's ratio beside it, with the date, machine, MPI and
 command it came from), of bench/published-halo.json (`run_all.py --only bench_halo`, rerun when
-the halo code changed) and of bench/published-ga-transpose.json (`run_all.py --only bench_halo_ga
---only bench_transpose`); a record of a later file replaces the same record of an earlier one;
+the halo code changed), of bench/published-ga-transpose.json (`run_all.py --only bench_halo_ga
+--only bench_transpose`) and of bench/published-transpose.json (`run_all.py --only bench_transpose`,
+rerun when the transpose enumeration changed); a record of a later file replaces the same record of
+an earlier one;
 rendered by this script between the markers
 
     <!-- bench-figures:begin -->  ...  <!-- bench-figures:end -->
@@ -25,7 +27,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN, END = "<!-- bench-figures:begin -->", "<!-- bench-figures:end -->"
-DEFAULT_RESULTS = ["bench/published.json", "bench/published-halo.json", "bench/published-ga-transpose.json"]
+DEFAULT_RESULTS = ["bench/published.json", "bench/published-halo.json", "bench/published-ga-transpose.json",
+                   "bench/published-transpose.json"]
 
 # (table title, unit scale, unit name, rows); a row: (label, op, case, anchor). A row whose record is
 # missing from the results file (its anchor library was not installed, say) says so in the table.

@@ -82,20 +82,29 @@ const PatchLayout<N>& patch_of(const StorageLayout<N>& layout, int named, const 
 }
 
 /// Offsets of copy `c`'s source points (row-major) and destination points (the same order through
-/// the permutation), by point-by-point enumeration.
+/// the permutation), by point-by-point enumeration; a copy between two ranks of a plan that moves
+/// the fastest (last, row-major) axis is enumerated along the destination instead (row-major there,
+/// the sources through the permutation).
 template <std::size_t N>
 std::pair<Offsets, Offsets> copy_offsets(const MotionPlan<N>& plan, const Copy<N>& c, const StorageLayout<N>* src,
                                          const StorageLayout<N>* dst) {
+  const bool by_destination = plan.permutation()[N - 1] != static_cast<int>(N - 1) && c.src_rank != c.dst_rank;
   Point<N> extents;
-  for (std::size_t d = 0; d < N; ++d) extents[d] = volume(c.src.dim[d]);
+  for (std::size_t d = 0; d < N; ++d) extents[d] = by_destination ? volume(c.dst.dim[d]) : volume(c.src.dim[d]);
   Offsets from, to;
   const PatchLayout<N>* sp = src ? &patch_of(*src, c.src_patch, c.src) : nullptr;
   const PatchLayout<N>* dp = dst ? &patch_of(*dst, c.dst_patch, c.dst) : nullptr;
   for_each_position(extents, [&](const Point<N>& j) {
     Point<N> p, q;
     for (std::size_t d = 0; d < N; ++d) {
-      p[d] = index_at(c.src.dim[d], j[d]);
-      q[d] = index_at(c.dst.dim[d], j[static_cast<std::size_t>(plan.permutation()[d])]);
+      const auto s = static_cast<std::size_t>(plan.permutation()[d]);
+      if (by_destination) {
+        q[d] = index_at(c.dst.dim[d], j[d]);
+        p[s] = index_at(c.src.dim[s], j[d]);
+      } else {
+        p[d] = index_at(c.src.dim[d], j[d]);
+        q[d] = index_at(c.dst.dim[d], j[s]);
+      }
     }
     if (sp) from.push_back(sp->element_offset(p));
     if (dp) to.push_back(dp->element_offset(q));
@@ -331,6 +340,39 @@ TEST(CompileSchedule, ATransposedCopyWalksTheDestinationAlongTheSourceOrder) {
   // Source element (i, j) = offset 3i + j goes to dst (j, i) = offset 2j + i.
   EXPECT_EQ(stretch_offsets(s, s.local_src[0]), (Offsets{0, 1, 2, 3, 4, 5}));
   EXPECT_EQ(stretch_offsets(s, s.local_dst[0]), (Offsets{0, 2, 4, 1, 3, 5}));
+}
+
+TEST(CompileSchedule, ATransposeBetweenRanksIsPackedTransposedAndReceivedInPlace) {
+  // dst(i, j) = src(j, i), 4x4 over 2 ranks by rows on both sides: rank 0 sends rank 1 the 2x2
+  // block src[0:2, 2:4], which lands in dst rows 2:4, columns 0:2 of rank 1. The receiver walks its
+  // block row by row, as it is stored (runs of 2); the sender walks its own column by column.
+  const Distribution<2> rows(Box<2>({0, 0}, {4, 4}), ProcGrid<2>::with_shape(2, {2, 1}), {block(), block()});
+  const auto plan0 = section_move_plan(rows, rows.domain(), rows, rows.domain(), {1, 0}, 0);
+  const auto plan1 = section_move_plan(rows, rows.domain(), rows, rows.domain(), {1, 0}, 1);
+  const auto layout0 = StorageLayout<2>::make(rows, 0, no_ghosts<2>());
+  const auto layout1 = StorageLayout<2>::make(rows, 1, no_ghosts<2>());
+  const Schedule s0 = compile_schedule(plan0, 0, layout0, layout0);
+  const Schedule s1 = compile_schedule(plan1, 1, layout1, layout1);
+  ASSERT_EQ(s0.sends.size(), 1u);
+  ASSERT_EQ(s1.receives.size(), 1u);
+  // Rank 0 owns rows 0:2 (offset 4i + j); src (0, 2), (1, 2), (0, 3), (1, 3) in destination order.
+  Offsets sent;
+  for (const Block& b : s0.sends[0].blocks) {
+    const Offsets o = stretch_offsets(s0, b);
+    sent.insert(sent.end(), o.begin(), o.end());
+  }
+  EXPECT_EQ(sent, (Offsets{2, 6, 3, 7}));
+  // Rank 1 owns dst rows 2:4 (offset 4(i - 2) + j): dst (2, 0), (2, 1), (3, 0), (3, 1): two rows.
+  Offsets received;
+  for (const Block& b : s1.receives[0].blocks) {
+    const Offsets o = stretch_offsets(s1, b);
+    received.insert(received.end(), o.begin(), o.end());
+  }
+  EXPECT_EQ(received, (Offsets{0, 1, 4, 5}));
+  // A local copy keeps the source order: rank 0's own block src[0:2, 0:2] -> dst[0:2, 0:2].
+  ASSERT_EQ(s0.local_src.size(), 1u);
+  EXPECT_EQ(stretch_offsets(s0, s0.local_src[0]), (Offsets{0, 1, 4, 5}));
+  EXPECT_EQ(stretch_offsets(s0, s0.local_dst[0]), (Offsets{0, 4, 1, 5}));
 }
 
 TEST(CompileSchedule, PeersAreAscendingAndKeepThePlanOrderOfTheirCopies) {
