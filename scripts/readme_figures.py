@@ -7,9 +7,10 @@ three or more launches, the worst launch's ratio beside it, with the date, machi
 command it came from), of bench/published-halo.json (`run_all.py --only bench_halo`, rerun when
 the halo code changed), of bench/published-ga-transpose.json (`run_all.py --only bench_halo_ga
 --only bench_transpose`), of bench/published-transpose.json (`run_all.py --only bench_transpose`,
-rerun when the transpose enumeration changed) and of bench/published-halo-xeon.json (`run_all.py
---only bench_halo` on the Intel Xeon machine that replaced the AMD EPYC one); a record of a later
-file replaces the same record of an earlier one;
+rerun when the transpose enumeration changed), of bench/published-halo-xeon.json (`run_all.py
+--only bench_halo` on the Intel Xeon machine that replaced the AMD EPYC one) and of
+bench/published-ga-xeon.json (`run_all.py --only bench_halo_ga`, the same machine); a record of a
+later file replaces the same record of an earlier one;
 rendered by this script between the markers
 
     <!-- bench-figures:begin -->  ...  <!-- bench-figures:end -->
@@ -29,7 +30,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN, END = "<!-- bench-figures:begin -->", "<!-- bench-figures:end -->"
 DEFAULT_RESULTS = ["bench/published.json", "bench/published-halo.json", "bench/published-ga-transpose.json",
-                   "bench/published-transpose.json", "bench/published-halo-xeon.json"]
+                   "bench/published-transpose.json", "bench/published-halo-xeon.json",
+                   "bench/published-ga-xeon.json"]
 
 # (table title, unit scale, unit name, rows); a row: (label, op, case, anchor). A row whose record is
 # missing from the results file (its anchor library was not installed, say) says so in the table.
