@@ -22,7 +22,7 @@
 /// than one coordinate; edges and corners requested; every other axis with ghosts periodic and at
 /// least as long as its ghost widths; every coordinate along `a` owning at least the ghost widths
 /// along `a` (each ghost slab then comes from one neighbour). `halo_schedule` stages where it also
-/// pays (`staged_halo_chosen`, measured: 3-D and up, slabs of at least 2048 elements).
+/// pays (`staged_halo_chosen`, measured: 2-D and up, slabs of at least 2048 elements).
 /// Pure: no MPI.
 
 #include <algorithm>

@@ -129,7 +129,7 @@ int staged_cases(int cases, std::uint64_t seed) {
 TEST(StagedHalo, FillsEveryGhostAsTheGeneralPlanDoes2D) { EXPECT_GE(staged_cases<2>(300, 11), 100); }
 TEST(StagedHalo, FillsEveryGhostAsTheGeneralPlanDoes3D) { EXPECT_GE(staged_cases<3>(200, 12), 60); }
 
-TEST(StagedHalo, HaloScheduleStagesLargeThreeDimensionalSlabsOnly) {
+TEST(StagedHalo, HaloScheduleStagesLargeSlabsOnly) {
   // Staging pays where the slabs are large and the wraps many (src/plan/staged_halo.cpp).
   const auto along0 = [](const Box<3>& domain) {
     return Distribution<3>(domain, ProcGrid<3>::with_shape(2, {2, 1, 1}), {block(), block(), block()});
@@ -139,9 +139,16 @@ TEST(StagedHalo, HaloScheduleStagesLargeThreeDimensionalSlabsOnly) {
   EXPECT_TRUE(halo_schedule(along0(Box<3>({0, 0, 0}, {64, 64, 64})), g, 1)->local_first);
   EXPECT_FALSE(staged_halo_chosen(along0(Box<3>({0, 0, 0}, {16, 16, 16})), g));  // 2 x 20 x 20: general
   EXPECT_FALSE(halo_schedule(along0(Box<3>({0, 0, 0}, {16, 16, 16})), g, 1)->local_first);
-  const Distribution<2> rows(Box<2>({0, 0}, {4096, 4096}), ProcGrid<2>::with_shape(2, {2, 1}), {block(), block()});
-  EXPECT_FALSE(staged_halo_chosen(rows, ghosts<2>(2).periodic_along({true, true})));  // 2-D: general
-  EXPECT_TRUE(staged_halo_plan(rows, ghosts<2>(2).periodic_along({true, true}), 0).has_value());  // though it applies
+  // 2-D: rows of 4096 + 4 ghosts, two layers a slab: staged; 512 wide, one layer: 514-element
+  // slabs, general (though the staged plan applies).
+  const auto rows = [](index_t n) {
+    return Distribution<2>(Box<2>({0, 0}, {n, n}), ProcGrid<2>::with_shape(2, {2, 1}), {block(), block()});
+  };
+  EXPECT_TRUE(staged_halo_chosen(rows(4096), ghosts<2>(2).periodic_along({true, true})));
+  EXPECT_TRUE(halo_schedule(rows(4096), ghosts<2>(2).periodic_along({true, true}), 0)->local_first);
+  EXPECT_FALSE(staged_halo_chosen(rows(512), ghosts<2>(1).periodic_along({true, true})));
+  EXPECT_FALSE(halo_schedule(rows(512), ghosts<2>(1).periodic_along({true, true}), 0)->local_first);
+  EXPECT_TRUE(staged_halo_plan(rows(512), ghosts<2>(1).periodic_along({true, true}), 0).has_value());
 }
 
 TEST(StagedHalo, SlabsAlongTheOutermostAxisAreOneMessageEach) {
