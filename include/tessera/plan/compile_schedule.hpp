@@ -199,11 +199,11 @@ template <std::size_t N>
   // transpose: element-wise strides on one side or the other) is enumerated along the destination's
   // storage order instead: the sender packs it transposed (strided reads, FFTW's way) and the
   // receiver's block keeps the destination's contiguous runs, received with few long stretches
-  // instead of being unpacked element by element (bench_transpose 2-D 1024^2 on 2 ranks, single
-  // launches: 0.53-0.58 of FFTW-MPI against 0.79-0.81). A permutation that keeps the fastest axis
-  // (3-D axes 0 and 1 swapped: rows move whole either way) keeps the source order, which measured
-  // faster there (0.68-0.71 against 0.96-0.98). Both sides know the permutation and both orders
-  // (the ghost specs), so they enumerate alike. Local copies keep the source order.
+  // instead of being unpacked element by element (bench_transpose, 2 ranks, three launches:
+  // bench/published-transpose.json; the A/B runs against the source order: docs/engine.md). A
+  // permutation that keeps the fastest axis (3-D axes 0 and 1 swapped: rows move whole either way)
+  // keeps the source order, which measured faster there. Both sides know the permutation and both
+  // orders (the ghost specs), so they enumerate alike. Local copies keep the source order.
   const std::array<int, N> remote_dst_order = axes_slowest_first<N>(dst.order());
   const bool fastest_moves =
       plan.permutation()[static_cast<std::size_t>(remote_dst_order[N - 1])] != src_order[N - 1];
