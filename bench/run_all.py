@@ -31,6 +31,12 @@ MPI settings: the drivers run with the MPI library's defaults (for OpenMPI's sha
 single-copy mechanism, CMA, on). A second, reduced pass (SINGLE_COPY_OFF_DRIVERS, cases ending in
 "-nocma") runs with OpenMPI's single-copy mechanism off, as the test suite runs (docs/mpi.md says
 why), so that both show side by side.
+
+Memory pages: tessera puts its arrays and buffers of 2 MiB or more in transparent huge pages; the
+anchors' arrays come from malloc, as a hand-written program's do. A third reduced pass
+(HUGE_PAGES_ALL_DRIVERS, cases ending in "-hugetlb") runs large halos and the transposes with glibc's
+malloc advising huge pages too (GLIBC_TUNABLES=glibc.malloc.hugetlb=1), the anchors' arrays
+included, so that what the pages give and what the exchange gives show apart.
 """
 import argparse
 import datetime
@@ -99,6 +105,15 @@ PYTHON_DRIVERS = [("python/bench_python.py", 2, [])]
 SINGLE_COPY_OFF_DRIVERS = [("bench_halo", 2, ["--sizes", "4096,8192", "--sizes-3d", "128", "--nonperiodic", "8192",
                                               "--nonperiodic-3d", "128"]),
                            ("bench_redistribute", 2, ["--sizes", "8192"])]
+# The pass with every malloc of the job in transparent huge pages (glibc's tunable, cases ending in
+# "-hugetlb"): tessera's arrays and buffers ask for huge pages themselves (exchange/huge_pages.hpp),
+# the anchors' malloc'd arrays and FFTW's do not, so the main pass compares each as its users get
+# it; this one gives the anchors the same pages, so that the exchange and the transpose alone are
+# compared too (docs/engine.md, "Huge pages").
+HUGE_PAGES_ALL_DRIVERS = [("bench_halo", 2, ["--sizes", "4096,8192", "--sizes-3d", "128", "--nonperiodic", "0",
+                                             "--nonperiodic-3d", "0"]),
+                          ("bench_transpose", 2, [])]
+HUGE_PAGES_ALL_ENV = {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
 TRANSPORTS = ("shm", "tcp")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -309,6 +324,7 @@ def run_once(args, launch):
     if args.transport in ("both", "shm"):
         passes.append(("shm", MPI_DRIVERS, "", {}))
         passes.append(("shm", SINGLE_COPY_OFF_DRIVERS, "-nocma", {"TESSERA_MPI_SINGLE_COPY": "off"}))
+        passes.append(("shm", HUGE_PAGES_ALL_DRIVERS, "-hugetlb", HUGE_PAGES_ALL_ENV))
     if args.transport in ("both", "tcp"):
         passes.append(("tcp", MPI_DRIVERS if args.tcp_full else TCP_DRIVERS, "", {}))
     for transport, drivers, suffix, env_extra in passes:

@@ -2,20 +2,17 @@
 """README's performance tables, made from a committed results file of `make bench`.
 
 The figures in README.md's "Performance" section are not typed by hand: they are the records of
-bench/published.json (a copy of a bench-results/latest.json that `make bench` wrote: median of
-three or more launches, the worst launch's ratio beside it, with the date, machine, MPI and
-command it came from), of bench/published-halo.json (`run_all.py --only bench_halo`, rerun when
-the halo code changed), of bench/published-ga-transpose.json (`run_all.py --only bench_halo_ga
---only bench_transpose`), of bench/published-transpose.json (`run_all.py --only bench_transpose`,
-rerun when the transpose enumeration changed), of bench/published-halo-xeon.json (`run_all.py
---only bench_halo` on the Intel Xeon machine that replaced the AMD EPYC one) and of
-bench/published-ga-xeon.json (`run_all.py --only bench_halo_ga`, the same machine); a record of a
-later file replaces the same record of an earlier one;
-rendered by this script between the markers
+bench/published-xeon.json, a copy of the bench-results/latest.json that one whole `make bench` wrote
+on the machine the project now runs on (an Intel Xeon, 2 cores): median of three launches, the
+worst launch's ratio beside it, with the date, machine, MPI and command it came from. Earlier
+files (bench/published.json and the others, of an AMD EPYC machine and of partial reruns) stay
+committed because docs/ quote them by name; `--results` renders from any of them (several: a record
+of a later file replaces the same record of an earlier one). Rendered by this script between the
+markers
 
     <!-- bench-figures:begin -->  ...  <!-- bench-figures:end -->
 
-  scripts/readme_figures.py --write   # after copying a new results file to bench/published.json
+  scripts/readme_figures.py --write   # after copying a new results file to bench/published-xeon.json
   scripts/readme_figures.py --check   # exit status 1 (and a diff) when README and the file disagree
 
 The test `docs.readme_figures_match_results` runs --check, so a figure changed by hand, or a new
@@ -29,9 +26,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN, END = "<!-- bench-figures:begin -->", "<!-- bench-figures:end -->"
-DEFAULT_RESULTS = ["bench/published.json", "bench/published-halo.json", "bench/published-ga-transpose.json",
-                   "bench/published-transpose.json", "bench/published-halo-xeon.json",
-                   "bench/published-ga-xeon.json"]
+DEFAULT_RESULTS = ["bench/published-xeon.json"]
 
 # (table title, unit scale, unit name, rows); a row: (label, op, case, anchor). A row whose record is
 # missing from the results file (its anchor library was not installed, say) says so in the table.
@@ -41,13 +36,22 @@ HALO_CASES = [("2-D 5-point, width 1, periodic, 8192²", "2d-5pt-w1-periodic-819
               ("2-D 5-point, width 1, periodic, 1024²", "2d-5pt-w1-periodic-1024"),
               ("3-D 7-point, width 1, periodic, 128³", "3d-7pt-w1-periodic-128"),
               ("3-D 27-point, width 2, periodic, 128³", "3d-27pt-w2-periodic-128")]
+# The cases rerun with the anchors' arrays in huge pages too (run_all.py's "-hugetlb" pass).
+HUGE = "both in huge pages"
+HALO_HUGE_CASES = [("2-D 5-point, width 1, periodic, 8192²", "2d-5pt-w1-periodic-8192-hugetlb"),
+                   ("3-D 27-point, width 2, periodic, 128³", "3d-27pt-w2-periodic-128-hugetlb")]
 TABLES = [
     ("A stencil program, µs per iteration (halo exchange, then a Jacobi sweep; anchor: the same program "
-     "with a hand-written exchange, `MPI_Cart` + subarray datatypes + `MPI_Isend`/`MPI_Irecv`)", 1e6, "µs",
-     [(label, "halo-in-loop", case, HALO_ANCHOR) for label, case in HALO_CASES]),
+     "with a hand-written exchange, `MPI_Cart` + subarray datatypes + `MPI_Isend`/`MPI_Irecv`; tessera's "
+     "arrays as tessera allocates them, in huge pages, the anchor's from `malloc`, and, marked "
+     f"\"{HUGE}\", both in huge pages)", 1e6, "µs",
+     [(label, "halo-in-loop", case, HALO_ANCHOR) for label, case in HALO_CASES] +
+     [(f"{label}, {HUGE}", "halo-in-loop", case, HALO_ANCHOR) for label, case in HALO_HUGE_CASES]),
     ("The halo exchange alone, µs per exchange: cold (codes taking turns, caches as another code left "
      "them) and warm (one exchange repeated on one array)", 1e6, "µs",
      [(f"{label}, {mode}", op, case, HALO_ANCHOR) for label, case in HALO_CASES
+      for mode, op in (("cold", "halo"), ("warm", "halo-warm"))] +
+     [(f"{label}, {mode}, {HUGE}", op, case, HALO_ANCHOR) for label, case in HALO_HUGE_CASES
       for mode, op in (("cold", "halo"), ("warm", "halo-warm"))] +
      [("2-D 5-point, width 1, periodic, 8192², cold, vs `MPI_Neighbor_alltoallw`", "halo", "2d-5pt-w1-periodic-8192",
        "mpi-neighbor-alltoallw"),
@@ -62,6 +66,8 @@ TABLES = [
          "mpi-pack-alltoallv"),
         ("transpose 2-D, 8192², vs FFTW-MPI", "transpose", "2d-8192", "fftw-mpi-transpose"),
         ("transpose 2-D, 1024², vs FFTW-MPI", "transpose", "2d-1024", "fftw-mpi-transpose"),
+        (f"transpose 2-D, 8192², vs FFTW-MPI, {HUGE}", "transpose", "2d-8192-hugetlb", "fftw-mpi-transpose"),
+        (f"transpose 2-D, 1024², vs FFTW-MPI, {HUGE}", "transpose", "2d-1024-hugetlb", "fftw-mpi-transpose"),
         ("gather to rank 0, 4096², vs `MPI_Gatherv` + subarray types", "gather", "rows-2x1-4096",
          "mpi-gatherv-subarray"),
         ("scatter from rank 0, 4096², vs `MPI_Scatterv` + subarray types", "scatter", "rows-2x1-4096",

@@ -1,6 +1,9 @@
 // Halo exchange: tessera's Mover over halo_schedule against the exchange an HPC user writes by hand,
 // in the same MPI job, on arrays of the same layout (tessera's patch layout: owned block plus ghost
-// layers, row-major; P x 1 [x 1] grid). Anchors, each reported as its own record per case:
+// layers, row-major; P x 1 [x 1] grid). Tessera's arrays are tessera storage, in huge pages from
+// 2 MiB as every DistArray's; the anchors' are std::vectors, as a hand-written program's
+// (halo/halo_common.hpp; `make bench` reruns the large cases with both in huge pages, "-hugetlb").
+// Anchors, each reported as its own record per case:
 //  - "mpi-subarray-isend-irecv": MPI_Cart_create, MPI_Cart_shift, MPI_Type_create_subarray,
 //    MPI_Irecv / MPI_Isend / MPI_Waitall.
 //  - "mpi-neighbor-alltoallw": the same subarray datatypes and phases, each phase one
@@ -57,6 +60,7 @@
 #include <cstring>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -397,7 +401,7 @@ struct Options {
 /// The warm mode: tessera's exchange and the Isend/Irecv anchor's, each repeated on its own array.
 template <std::size_t N>
 std::array<Summary, 2> time_warm(const tessera::Communicator& world, TesseraHalo<N>& t, SubarrayHalo<N>& anchor,
-                                 std::vector<double>& a, std::vector<double>& b, int warmup, int reps) {
+                                 std::span<double> a, std::vector<double>& b, int warmup, int reps) {
   const auto times = tessera::bench::time_in_blocks(
       world.raw(), {[&] { t.mover.run(a.data(), a.data()); }, [&] { anchor.exchange(b.data()); }}, warmup, reps);
   return {times[0], times[1]};
@@ -405,12 +409,15 @@ std::array<Summary, 2> time_warm(const tessera::Communicator& world, TesseraHalo
 
 /// The in-loop mode: per iteration an exchange and a Jacobi sweep, for tessera and the anchor on
 /// their own pairs of arrays from the same start; their arrays must then agree bit for bit.
+/// Tessera's pair is tessera storage, the anchor's std::vectors (halo_common.hpp says why).
 template <std::size_t N>
 std::array<Summary, 2> time_in_loop(const tessera::Communicator& world, const Case& c, TesseraHalo<N>& t,
                                     SubarrayHalo<N>& anchor, int warmup, int reps) {
-  std::array<std::vector<double>, 2> mine, theirs;
-  for (auto* pair : {&mine, &theirs})
-    for (auto& v : *pair) t.initial(v);
+  std::array<tessera::Storage<N>, 2> my_storage{t.make_storage(world.rank()), t.make_storage(world.rank())};
+  std::array<std::span<double>, 2> mine{TesseraHalo<N>::doubles(my_storage[0]), TesseraHalo<N>::doubles(my_storage[1])};
+  std::array<std::vector<double>, 2> theirs;
+  for (auto& v : mine) t.initial(v);
+  for (auto& v : theirs) t.initial(v);
   const auto ext = t.layout.patches()[0].extents();
   std::size_t my_turn = 0, their_turn = 0;  // which array of the pair is read this iteration
   const auto times = tessera::bench::time_in_blocks(
@@ -426,7 +433,8 @@ std::array<Summary, 2> time_in_loop(const tessera::Communicator& world, const Ca
          their_turn = 1 - their_turn;
        }},
       warmup, reps);
-  if (my_turn != their_turn || mine[my_turn] != theirs[their_turn])
+  if (my_turn != their_turn || !std::equal(mine[my_turn].begin(), mine[my_turn].end(), theirs[their_turn].begin(),
+                                           theirs[their_turn].end()))
     abort_job(c.name() + ": in-loop: tessera's and the anchor's arrays differ after the same iterations");
   return {times[0], times[1]};
 }
@@ -470,7 +478,7 @@ Result run_case(const tessera::Communicator& world, const Case& c, const Options
   // Isend/Irecv one in two rotations of three, found it warm there, and on the Intel Xeon that
   // made it look 1.3-1.5x faster than tessera on 2-D 8192² periodic faces, whose strided
   // wrap-around copies cost twice as much cold as warm.)
-  std::vector<double>& a = t.a;
+  const std::span<double> a = t.a;
   std::vector<double> b, b_neighbor, b_in_domain;
   t.mover.run(a.data(), a.data());
   if (const std::string e = t.check(a); !e.empty())

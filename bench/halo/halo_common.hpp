@@ -6,6 +6,13 @@
 ///
 /// The arrays are tessera's patch layout (owned block plus ghost layers, row-major) on a P x 1 [x 1]
 /// grid of P ranks, block-distributed: rank r owns rows [r*q + min(r, n%P), ...) of dimension 0.
+///
+/// Tessera's arrays are `Storage<N>`, the storage every `DistArray` has (array/storage.hpp): from
+/// 2 MiB on it sits in transparent huge pages (exchange/huge_pages.hpp). The anchors' arrays are
+/// `std::vector`s, memory as a hand-written MPI program gets it from `malloc`. So each side runs on
+/// the memory its users get; the difference is part of what is measured, and `make bench` repeats
+/// the large halos with every `malloc` in huge pages too (cases ending in "-hugetlb",
+/// bench/run_all.py), so that the exchange alone can be compared as well.
 
 #include <mpi.h>
 
@@ -13,10 +20,12 @@
 #include <array>
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "support/bench_records.hpp"
+#include "tessera/array/storage.hpp"
 #include "tessera/exchange/communicator.hpp"
 #include "tessera/exchange/mover.hpp"
 #include "tessera/plan/schedule_builders.hpp"
@@ -65,7 +74,8 @@ double value_of(const Point<N>& q, index_t n) {
 
 /// Tessera's side of a case on this rank: the block distribution over a P x 1 [x 1] grid, the
 /// ghost spec (periodic or not, faces only or with corners), the patch layout, the Mover of the
-/// halo schedule, and the array (owned points carry value_of, ghost cells the sentinel).
+/// halo schedule, and the array (`storage`, seen as doubles through `a`; owned points carry
+/// value_of, ghost cells the sentinel).
 template <std::size_t N>
 struct TesseraHalo {
   static Point<N> grid_shape(int size) {
@@ -91,17 +101,32 @@ struct TesseraHalo {
         dist(distribution(c, world.size())),
         g(spec(c)),
         layout(StorageLayout<N>::make(dist, world.rank(), g)),
-        mover(world, halo_schedule(dist, g, world.rank()), sizeof(double)) {
+        mover(world, halo_schedule(dist, g, world.rank()), sizeof(double)),
+        storage(make_storage(world.rank())),
+        a(doubles(storage)) {
     if (layout.patches().size() != 1) abort_job("halo", "expected one patch per rank");
     ext = layout.patches()[0].extents();
     first = layout.patches()[0].owned_box().lo;
-    a.resize(static_cast<std::size_t>(layout.size()));
     initial(a);
   }
 
-  /// Owned points their global value, ghost cells the sentinel.
+  /// A tessera array of this case's layout, as a DistArray's storage is allocated.
+  [[nodiscard]] Storage<N> make_storage(int rank) const {
+    return Storage<N>(dist, rank, g, detail::ElementBytes::of<double>());
+  }
+  /// The elements of `s` as doubles.
+  static std::span<double> doubles(Storage<N>& s) {
+    return {static_cast<double*>(s.buffer()), static_cast<std::size_t>(s.layout().size())};
+  }
+
+  /// Owned points their global value, ghost cells the sentinel; `v` resized to the layout first.
   void initial(std::vector<double>& v) const {
     v.resize(static_cast<std::size_t>(layout.size()));
+    initial(std::span<double>(v));
+  }
+  /// The same in an array of the layout's size.
+  void initial(std::span<double> v) const {
+    if (v.size() != static_cast<std::size_t>(layout.size())) abort_job("halo", "an array of the wrong size");
     const index_t w = cs.width;
     for_each_local(ext, [&](const Point<N>& l, index_t off) {
       bool owned = true;
@@ -132,7 +157,7 @@ struct TesseraHalo {
   }
 
   /// "" if `v` holds what the semantics require everywhere; otherwise where and what differs.
-  [[nodiscard]] std::string check(const std::vector<double>& v) const {
+  [[nodiscard]] std::string check(std::span<const double> v) const {
     std::string error;
     for_each_local(ext, [&](const Point<N>& l, index_t off) {
       if (!error.empty()) return;
@@ -147,8 +172,9 @@ struct TesseraHalo {
   GhostSpec<N> g;
   StorageLayout<N> layout;
   Mover mover;
+  Storage<N> storage;
+  std::span<double> a;  // storage's elements
   Point<N> ext{}, first{};
-  std::vector<double> a;
 };
 
 /// Default repetitions for an array of `bytes` on each rank: many for small, fewer for large.
