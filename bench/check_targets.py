@@ -6,6 +6,10 @@ missed on its worst launch, and a summary line per target. Informational: it pri
 cannot be read.
 
   python3 bench/check_targets.py bench/published-xeon.json [--missed-only]
+  python3 bench/check_targets.py bench/published-xeon.json bench/published-xeon-redistribute.json
+
+Several files: a record of a later file replaces the same record of an earlier one (as
+scripts/readme_figures.py reads them).
 
 The targets (2 ranks, shared memory, MPI defaults; "worst" is the worst launch's ratio):
   - halo exchange alone, periodic, faces of 16 KiB or more, cold and warm: <= 0.8 of the faster
@@ -68,18 +72,22 @@ def judge(name, limit, picked, missed_only):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("results")
+    parser.add_argument("results", nargs="+", help="results files, earliest first")
     parser.add_argument("--missed-only", action="store_true", help="list only the cases that miss")
     args = parser.parse_args()
-    try:
-        with open(args.results) as f:
-            data = json.load(f)
-    except (OSError, ValueError) as e:
-        sys.exit(f"check_targets: {e}")
-    everything = data["records"]
+    merged = {}
+    for name in args.results:
+        try:
+            with open(name) as f:
+                data = json.load(f)
+        except (OSError, ValueError) as e:
+            sys.exit(f"check_targets: {e}")
+        print(f"{name}: {data.get('date', '?')}, {data.get('machine', {}).get('cpu', '?')}, "
+              f"{data.get('launches', 1)} launches")
+        for r in data["records"]:
+            merged[(r["op"], r["case"], r.get("ranks"), r["metric"], r.get("transport"), r["anchor"])] = r
+    everything = list(merged.values())
     records = timing_records(everything)
-    print(f"{args.results}: {data.get('date', '?')}, {data.get('machine', {}).get('cpu', '?')}, "
-          f"{data.get('launches', 1)} launches")
     for huge in (False, True):
         suffix = " [both in huge pages]" if huge else ""
         pages = (lambda c: c.endswith("-hugetlb")) if huge else (lambda c: not c.endswith("-hugetlb"))

@@ -7,8 +7,10 @@ on the machine the project now runs on (an Intel Xeon, 2 cores): median of three
 worst launch's ratio beside it, with the date, machine, MPI and command it came from. Earlier
 files (bench/published.json and the others, of an AMD EPYC machine and of partial reruns) stay
 committed because docs/ quote them by name; `--results` renders from any of them (several: a record
-of a later file replaces the same record of an earlier one). Rendered by this script between the
-markers
+of a later file replaces the same record of an earlier one). After it, bench/published-xeon-
+redistribute.json (`run_all.py --only bench_redistribute`, three launches on the same machine),
+rerun when bench_redistribute stopped timing pdgemr2d in the rotation of the other two codes
+(session 49), replaces the redistribution records. Rendered by this script between the markers
 
     <!-- bench-figures:begin -->  ...  <!-- bench-figures:end -->
 
@@ -26,7 +28,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN, END = "<!-- bench-figures:begin -->", "<!-- bench-figures:end -->"
-DEFAULT_RESULTS = ["bench/published-xeon.json"]
+DEFAULT_RESULTS = ["bench/published-xeon.json", "bench/published-xeon-redistribute.json"]
 
 # (table title, unit scale, unit name, rows); a row: (label, op, case, anchor). A row whose record is
 # missing from the results file (its anchor library was not installed, say) says so in the table.
