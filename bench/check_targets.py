@@ -29,6 +29,8 @@ import json
 import re
 import sys
 
+from run_all import record_key  # the key run_all.py merges launches by
+
 FASTER_ANCHORS = ("mpi-subarray-isend-irecv", "mpi-neighbor-alltoallw")
 
 
@@ -50,12 +52,11 @@ def against_faster(records, op, case_filter):
     return {case: max(rs, key=worst) for case, rs in cases.items()}
 
 
-def face_bytes(all_records, case):
-    base = case[:-len("-hugetlb")] if case.endswith("-hugetlb") else case
-    for r in all_records:
-        if r["op"] == "halo" and r["metric"] == "face_bytes" and r["case"] in (case, base):
-            return r["tessera"]
-    return None
+def face_bytes_by_case(records):
+    """The bytes of one face message per halo case; a "-hugetlb" case has those of its base case."""
+    faces = {r["case"]: r["tessera"] for r in records if r["op"] == "halo" and r["metric"] == "face_bytes"}
+    faces.update({f"{case}-hugetlb": size for case, size in list(faces.items())})
+    return faces
 
 
 def judge(name, limit, picked, missed_only):
@@ -85,19 +86,19 @@ def main():
         print(f"{name}: {data.get('date', '?')}, {data.get('machine', {}).get('cpu', '?')}, "
               f"{data.get('launches', 1)} launches")
         for r in data["records"]:
-            merged[(r["op"], r["case"], r.get("ranks"), r["metric"], r.get("transport"), r["anchor"])] = r
-    everything = list(merged.values())
-    records = timing_records(everything)
+            merged[record_key(r)] = r
+    records = timing_records(merged.values())
+    faces = face_bytes_by_case(merged.values())
     for huge in (False, True):
         suffix = " [both in huge pages]" if huge else ""
         pages = (lambda c: c.endswith("-hugetlb")) if huge else (lambda c: not c.endswith("-hugetlb"))
         periodic = lambda c: pages(c) and "-periodic-" in c
         for op, mode in (("halo", "cold"), ("halo-warm", "warm")):
             big = {c: r for c, r in against_faster(records, op, periodic).items()
-                   if (face_bytes(everything, c) or 0) >= 16 * 1024}
+                   if faces.get(c, 0) >= 16 * 1024}
             judge(f"halo {mode}, periodic, faces >= 16 KiB{suffix}", 0.8, big, args.missed_only)
         small = {c: r for c, r in against_faster(records, "halo", pages).items()
-                 if (face_bytes(everything, c) or 1 << 30) < 4 * 1024}
+                 if faces.get(c, 1 << 30) < 4 * 1024}
         judge(f"halo cold, faces < 4 KiB{suffix}", 1.1, small, args.missed_only)
         in_loop = {r["case"]: r for r in records if r["op"] == "halo-in-loop" and periodic(r["case"])}
         judge(f"in a stencil loop, periodic{suffix}", 0.9, in_loop, args.missed_only)

@@ -105,11 +105,7 @@ PYTHON_DRIVERS = [("python/bench_python.py", 2, [])]
 SINGLE_COPY_OFF_DRIVERS = [("bench_halo", 2, ["--sizes", "4096,8192", "--sizes-3d", "128", "--nonperiodic", "8192",
                                               "--nonperiodic-3d", "128"]),
                            ("bench_redistribute", 2, ["--sizes", "8192"])]
-# The pass with every malloc of the job in transparent huge pages (glibc's tunable, cases ending in
-# "-hugetlb"): tessera's arrays and buffers ask for huge pages themselves (exchange/huge_pages.hpp),
-# the anchors' malloc'd arrays and FFTW's do not, so the main pass compares each as its users get
-# it; this one gives the anchors the same pages, so that the exchange and the transpose alone are
-# compared too (docs/engine.md, "Huge pages").
+# The "-hugetlb" pass (the module comment, "Memory pages"; docs/engine.md, "Huge pages").
 HUGE_PAGES_ALL_DRIVERS = [("bench_halo", 2, ["--sizes", "4096,8192", "--sizes-3d", "128", "--nonperiodic", "0",
                                              "--nonperiodic-3d", "0"]),
                           ("bench_transpose", 2, [])]

@@ -7,10 +7,11 @@ on the machine the project now runs on (an Intel Xeon, 2 cores): median of three
 worst launch's ratio beside it, with the date, machine, MPI and command it came from. Earlier
 files (bench/published.json and the others, of an AMD EPYC machine and of partial reruns) stay
 committed because docs/ quote them by name; `--results` renders from any of them (several: a record
-of a later file replaces the same record of an earlier one). After it, bench/published-xeon-
-redistribute.json (`run_all.py --only bench_redistribute`, three launches on the same machine),
-rerun when bench_redistribute stopped timing pdgemr2d in the rotation of the other two codes
-(session 49), replaces the redistribution records. Rendered by this script between the markers
+of a later file replaces the same record of an earlier one). By default
+bench/published-xeon-redistribute.json (`run_all.py --only bench_redistribute`, three launches on
+the same machine, rerun when bench_redistribute stopped timing pdgemr2d in the rotation of the
+other two codes) follows and replaces the redistribution records. Rendered by this script between
+the markers
 
     <!-- bench-figures:begin -->  ...  <!-- bench-figures:end -->
 

@@ -14,9 +14,8 @@
 // repetition), each redistribution timed with MPI_Wtime between barriers; the max over ranks is
 // taken per repetition. pdgemr2d is timed against tessera apart, in blocks (each code's runs back to
 // back, bench_timing.hpp's time_in_blocks), never in that rotation: it allocates and frees its
-// buffers in every call, and whichever code followed it in a rotation paid for that (session 49,
-// single launches at 8192²: tessera's block -> block-cyclic(64) median 105-131 ms against a minimum
-// of 63-75 ms, its ratio to pack + MPI_Alltoallv 0.58-0.63; 0.41-0.42 with pdgemr2d left out).
+// buffers in every call, and whichever code followed it in a rotation paid for that
+// (bench/redistribute-pdgemr2d-experiment.txt).
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -328,8 +327,10 @@ struct Options {
 struct Result {
   std::string name;
   Summary tessera, anchor;
-  std::optional<Summary> scalapack;
-  std::optional<Summary> tessera_beside_scalapack;  // tessera, timed in blocks with pdgemr2d
+  struct BesideScalapack {
+    Summary tessera, scalapack;  // timed together in blocks, apart from the rotation above
+  };
+  std::optional<BesideScalapack> scalapack;
   double bytes_moved = 0;  // bytes that leave their rank, summed over ranks
   double allocations_per_run = 0;  // global operator new calls per tessera run after the first, max over ranks
 };
@@ -437,12 +438,11 @@ Result run_case(const tessera::Communicator& world, const Case& c, const Options
                                                      : 20;
   const auto t = tessera::bench::time_alternating(world.raw(), impls, opt.warmup, reps);
 
-  Result res{c.name, t[0], t[1], std::nullopt, std::nullopt, 0};
+  Result res{c.name, t[0], t[1], std::nullopt, 0};
 #ifdef TESSERA_BENCH_HAVE_SCALAPACK
   if (pd) {
     const auto beside = tessera::bench::time_in_blocks(world.raw(), {impls[0], [&] { pd->run(); }}, opt.warmup, reps);
-    res.tessera_beside_scalapack = beside[0];
-    res.scalapack = beside[1];
+    res.scalapack = Result::BesideScalapack{beside[0], beside[1]};
   }
 #endif
   res.allocations_per_run = runs ? static_cast<double>(allocations) / static_cast<double>(runs) : 0;
@@ -453,8 +453,8 @@ Result run_case(const tessera::Communicator& world, const Case& c, const Options
   if (res.scalapack) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "   pdgemr2d %.3f (min %.3f), tessera beside it %.3f, ratio %.2f",
-                  1e3 * res.scalapack->median, 1e3 * res.scalapack->min, 1e3 * res.tessera_beside_scalapack->median,
-                  res.tessera_beside_scalapack->median / res.scalapack->median);
+                  1e3 * res.scalapack->scalapack.median, 1e3 * res.scalapack->scalapack.min,
+                  1e3 * res.scalapack->tessera.median, res.scalapack->tessera.median / res.scalapack->scalapack.median);
     suffix = buf;
   }
   table.print_row(res.name,
@@ -514,8 +514,8 @@ std::vector<tessera::bench::Record> records_of(const std::vector<Result>& result
   for (const Result& r : results) {
     out.push_back(Record::timing("redistribute", r.name, ranks, r.tessera, kAnchor, r.anchor));
     if (r.scalapack)
-      out.push_back(
-          Record::timing("redistribute", r.name, ranks, *r.tessera_beside_scalapack, kScalapack, *r.scalapack));
+      out.push_back(Record::timing("redistribute", r.name, ranks, r.scalapack->tessera, kScalapack,
+                                   r.scalapack->scalapack));
     out.push_back(Record::count("redistribute", r.name, ranks, "bytes_moved", r.bytes_moved));
     out.push_back(Record::count("redistribute", r.name, ranks, "allocations_per_run", r.allocations_per_run));
   }
