@@ -84,23 +84,27 @@ std::byte* Channels::make(const std::vector<PeerBlocks>& peers, bool receiving, 
     c.peer_index = i;
     c.bytes = static_cast<std::size_t>(peers[i].elements) * bytes_per_element;
     const auto& blocks = peers[i].blocks;
-    if (layout == ChannelLayout::direct_eager_pieces && s.block_messages && bindings_.size() == 1 &&
-        blocks.size() > 1) {
-      // One message per block (both sides cut at the blocks, which they share), in place unless
-      // arrival combines.
-      c.in_place = direct;
+    std::size_t buffer_bytes = padded(c.bytes);  // what a packed channel needs
+    if (layout == ChannelLayout::direct_eager_pieces && bindings_.size() == 1 && blocks.size() > 1 &&
+        (s.block_messages || peers[i].block_messages)) {
+      // One message per block (both sides cut at the blocks, which they share): in place where
+      // the block is contiguous here and arrival does not combine, packed into the buffer otherwise.
       std::size_t packed_at = 0;
       for (const Block& b : blocks) {
         const std::size_t bytes = static_cast<std::size_t>(b.volume) * bytes_per_element;
-        if (direct && !s.contiguous(b))
+        if (s.block_messages && direct && !s.contiguous(b))
           fail(ErrorCode::internal, owner_, ": a schedule with block messages has a block that is not contiguous");
         if (bytes > static_cast<std::size_t>(INT_MAX))
           fail(ErrorCode::overflow, owner_, ": a block message of ", bytes, " bytes is too large");
+        const bool in_place = direct && s.contiguous(b);
         c.block_ranges.push_back(
-            {direct ? static_cast<std::size_t>(s.contiguous_offset(b)) * bytes_per_element : packed_at, bytes});
-        packed_at += bytes;
+            {in_place ? static_cast<std::size_t>(s.contiguous_offset(b)) * bytes_per_element : packed_at, bytes,
+             !in_place});
+        if (!in_place) packed_at += bytes;
       }
       c.pieces = blocks.size();
+      c.in_place = packed_at == 0;  // nothing to pack
+      buffer_bytes = packed_at;
     } else if (layout == ChannelLayout::direct_eager_pieces && c.bytes > kEagerPieceBytes &&
                c.bytes <= kMaxPieces * kEagerPieceBytes) {  // packed, in pieces
       c.pieces = (c.bytes + kEagerPieceBytes - 1) / kEagerPieceBytes;
@@ -116,7 +120,7 @@ std::byte* Channels::make(const std::vector<PeerBlocks>& peers, bool receiving, 
       offset += padded(c.bytes);
     } else if (!c.in_place && c.type == MPI_DATATYPE_NULL) {
       RawBytes& buffer = buffers_.emplace_back();
-      buffer.allocate(padded(c.bytes));
+      buffer.allocate(buffer_bytes);
       c.packed = buffer.data();
       ++allocations;
     }
@@ -184,7 +188,14 @@ Channels::~Channels() {
 const void* Channels::outgoing(const Channel& c, std::span<const std::byte* const> src) const {
   const Schedule& s = *schedule_;
   const auto& blocks = s.sends[c.peer_index].blocks;
-  if (c.type != MPI_DATATYPE_NULL || (c.in_place && !c.block_ranges.empty())) return src[0];
+  if (!c.block_ranges.empty()) {  // one message per block: pack those not sent in place
+    for (std::size_t k = 0; k < blocks.size(); ++k)
+      if (c.block_ranges[k].packed)
+        (void)pack(s, &blocks[k], &blocks[k] + 1, src[0], c.packed + c.block_ranges[k].first,
+                   bindings_.front().element_size);
+    return src[0];
+  }
+  if (c.type != MPI_DATATYPE_NULL) return src[0];
   if (c.in_place)
     return src[0] + s.contiguous_offset(blocks[0]) * static_cast<index_t>(bindings_.front().element_size);
   std::byte* out = c.packed;
@@ -195,7 +206,7 @@ const void* Channels::outgoing(const Channel& c, std::span<const std::byte* cons
 
 void* Channels::incoming(const Channel& c, std::span<std::byte* const> dst) const {
   const Schedule& s = *schedule_;
-  if (c.type != MPI_DATATYPE_NULL || (c.in_place && !c.block_ranges.empty())) return dst[0];
+  if (c.type != MPI_DATATYPE_NULL || !c.block_ranges.empty()) return dst[0];
   if (c.in_place)
     return dst[0] + s.contiguous_offset(s.receives[c.peer_index].blocks[0]) *
                         static_cast<index_t>(bindings_.front().element_size);
@@ -206,6 +217,13 @@ void Channels::unpack(const Channel& c, std::span<std::byte* const> dst) const {
   if (c.packed == nullptr) return;  // in place or datatype: already where it belongs
   const Schedule& s = *schedule_;
   const PeerBlocks& p = s.receives[c.peer_index];
+  if (!c.block_ranges.empty()) {  // one message per block: unpack those not received in place
+    for (std::size_t k = 0; k < p.blocks.size(); ++k)
+      if (c.block_ranges[k].packed)
+        unpack_blocks(s, &p.blocks[k], &p.blocks[k] + 1, dst[0], c.packed + c.block_ranges[k].first,
+                      bindings_.front().element_size, bindings_.front().combine);
+    return;
+  }
   const std::byte* in = c.packed;
   for (std::size_t k = 0; k < bindings_.size(); ++k) {
     unpack_blocks(s, p.blocks.data(), p.blocks.data() + p.blocks.size(), dst[k], in, bindings_[k].element_size,
@@ -217,7 +235,7 @@ void Channels::unpack(const Channel& c, std::span<std::byte* const> dst) const {
 Channels::Message Channels::message(const Channel& c, std::size_t k) const {
   if (!c.block_ranges.empty()) {
     const Channel::Range& r = c.block_ranges[k];
-    return {r.first, static_cast<int>(r.bytes), MPI_BYTE};
+    return {r.first, static_cast<int>(r.bytes), MPI_BYTE, r.packed};
   }
   if (c.pieces == 1) {
     const auto [count, type] = shape(c);

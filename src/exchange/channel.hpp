@@ -13,7 +13,10 @@
 //   whose buffer then travels as several eager messages (`Channel::pieces`).
 // With the direct_eager_pieces layout, a schedule whose blocks are all contiguous on both sides
 // (`Schedule::block_messages`, a staged halo's slabs) sends a peer's several blocks as one message
-// each, in place: one large contiguous message per slab is what MPI moves with a single copy.
+// each, in place: one large contiguous message per slab is what MPI moves with a single copy. So
+// does a peer whose copies were cut into large pieces (`PeerBlocks::block_messages`, a
+// redistribution to block-cyclic: plan/compile_schedule.hpp), each piece in place where it is
+// contiguous on this side and packed into the channel's buffer where it is not.
 // The first two need a single bound array (one message cannot be both in place in array 0 and in
 // array 1) and, for receives, no combine function (combining needs the arriving values apart).
 
@@ -84,6 +87,7 @@ struct Channel {
   std::size_t peer_index = 0;             // index into the schedule's sends or receives
   std::size_t bytes = 0;                  // every bound array's part together
   bool in_place = false;                  // contiguous: sent from / received into the array directly
+                                          // (block messages: every block is)
   MPI_Datatype type = MPI_DATATYPE_NULL;  // a few long stretches: MPI walks them itself
   std::byte* packed = nullptr;            // packed data otherwise (padded to the message unit)
   std::size_t offset = 0;                 // one_buffer: where `packed` starts in its direction's buffer
@@ -92,10 +96,12 @@ struct Channel {
   // `piece_bytes` (the last one shorter), in order (MPI keeps the order between two ranks).
   std::size_t pieces = 1;
   std::size_t piece_bytes = 0;
-  // A schedule with block_messages: one message per block, message k being bytes
-  // [first, first + bytes) relative to outgoing/incoming (the array in place, else the buffer).
+  // A schedule or peer with block_messages: one message per block, message k being bytes
+  // [first, first + bytes) of the array (relative to outgoing/incoming), or of `packed` for a
+  // block that is not contiguous here (or whose arrival combines).
   struct Range {
     std::size_t first = 0, bytes = 0;
+    bool packed = false;
   };
   std::vector<Range> block_ranges;
 };
@@ -131,13 +137,15 @@ class Channels {
   /// Count and datatype that describe channel `c` to MPI, relative to `outgoing`/`incoming`.
   /// Throws `Error(overflow)` for a message too large even in 64-byte units.
   [[nodiscard]] std::pair<int, MPI_Datatype> shape(const Channel& c) const;
-  /// Message `k` (< `c.pieces`) of channel `c`: its first byte relative to `outgoing`/`incoming`,
-  /// and its count and datatype. One message: 0 and `shape(c)`; pieces: consecutive byte ranges of
-  /// the channel's buffer, as MPI_BYTE.
+  /// Message `k` (< `c.pieces`) of channel `c`: its first byte relative to `outgoing`/`incoming`
+  /// (or to `c.packed` when `packed`), and its count and datatype. One message: 0 and `shape(c)`;
+  /// pieces: consecutive byte ranges of the channel's buffer, as MPI_BYTE; block messages: each
+  /// block's bytes in the array, or in the buffer where the block is packed.
   struct Message {
     std::size_t first = 0;
     int count = 0;
     MPI_Datatype type = MPI_DATATYPE_NULL;
+    bool packed = false;  // `first` is relative to the channel's buffer, not to outgoing/incoming
   };
   [[nodiscard]] Message message(const Channel& c, std::size_t k) const;
 

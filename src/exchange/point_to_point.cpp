@@ -33,8 +33,9 @@ void PointToPoint::post() {
     pieces_left_[i] = c.pieces;
     auto* into = static_cast<std::byte*>(channels().incoming(c, dst()));
     for (std::size_t k = 0; k < c.pieces; ++k) {
-      const auto [first, count, type] = channels().message(c, k);
-      check_mpi(MPI_Irecv(into + first, count, type, c.peer, tag(), comm().raw(), receives_[m++]), "MPI_Irecv");
+      const auto [first, count, type, packed] = channels().message(c, k);
+      check_mpi(MPI_Irecv((packed ? c.packed : into) + first, count, type, c.peer, tag(), comm().raw(), receives_[m++]),
+                "MPI_Irecv");
     }
   }
   receives_left_ = receives.size();
@@ -43,8 +44,9 @@ void PointToPoint::post() {
   for (const Channel& c : sends) {
     const auto* from = static_cast<const std::byte*>(channels().outgoing(c, src()));  // packs first where needed
     for (std::size_t k = 0; k < c.pieces; ++k) {
-      const auto [first, count, type] = channels().message(c, k);
-      check_mpi(MPI_Isend(from + first, count, type, c.peer, tag(), comm().raw(), sends_[m++]), "MPI_Isend");
+      const auto [first, count, type, packed] = channels().message(c, k);
+      const std::byte* at = (packed ? c.packed : from) + first;
+      check_mpi(MPI_Isend(at, count, type, c.peer, tag(), comm().raw(), sends_[m++]), "MPI_Isend");
     }
   }
 }

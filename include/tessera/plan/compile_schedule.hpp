@@ -163,6 +163,42 @@ Block side_block(const StorageLayout<N>& layout, int given_patch, const Section<
   return make_block(layout, resolve_patch(layout, given_patch, s, i, side, rank), s, order, runs);
 }
 
+/// A copy between two ranks whose outermost axis (in enumeration order) is several runs, each run a
+/// piece of at least this many elements, is cut into one block per run: each piece then travels
+/// as a message of its own (`PeerBlocks::block_messages`), in place wherever it is contiguous.
+/// Block -> block-cyclic(64) redistribution of 2048^2 doubles on 2 ranks, the 8 MiB for the peer as
+/// 8 stretches of 1 MiB: sent as one datatype message 2.0 ms, as 8 messages straight from array to
+/// array 1.3 ms (OpenMPI's single copy, CMA, moves a contiguous message once; a datatype goes through
+/// its fragments); pieces of 64 KiB still gained (2.06 against 1.56 ms), 16 KiB lost (2.03 against
+/// 2.19), and 2048 pieces of 64 KiB lost (one datatype 58 ms, the pieces 81 ms, at 8192^2): the
+/// cost per message (single launches: bench/redistribute-pieces-experiment.txt).
+inline constexpr index_t kMinPieceElements = 8192;
+/// ... and at most this many pieces per copy.
+inline constexpr index_t kMaxCopyPieces = 128;
+
+/// The number of pieces copy `c` is cut into along source axis `a` and destination axis `d` (its
+/// outermost ones): the runs of that axis, when both sides have the same runs and the pieces are
+/// large (`kMinPieceElements`, `kMaxCopyPieces`); 1 otherwise. Depends on the copy alone, so that
+/// sender and receiver cut alike.
+template <std::size_t N>
+index_t piece_count(const Copy<N>& c, int a, int d) {
+  const Section1 from = c.src.dim[static_cast<std::size_t>(a)].normalized();
+  const Section1 to = c.dst.dim[static_cast<std::size_t>(d)].normalized();
+  if (from.run_count < 2 || from.run_count > kMaxCopyPieces || from.run_count != to.run_count ||
+      from.run_length != to.run_length)
+    return 1;
+  return volume(c.src) / from.run_count >= kMinPieceElements ? from.run_count : 1;
+}
+
+/// Piece k of `s` along axis `a` (run k of that axis; `s.dim[a]` normalized with several runs).
+template <std::size_t N>
+Section<N> piece_of(Section<N> s, int a, index_t k) {
+  Section1& axis = s.dim[static_cast<std::size_t>(a)];
+  const index_t first = axis.first + k * axis.stride;
+  axis = Section1::interval(first, first + axis.run_length);
+  return s;
+}
+
 inline PeerBlocks& peer_entry(std::vector<PeerBlocks>& list, std::map<int, std::size_t>& index, int peer) {
   auto [it, added] = index.emplace(peer, list.size());
   if (added) list.push_back(PeerBlocks{peer, {}, 0});
@@ -218,6 +254,23 @@ template <std::size_t N>
     const bool by_destination = fastest_moves && c.src_rank != c.dst_rank;
     const auto& from_order = by_destination ? remote_src_order : src_order;
     const auto& to_order = by_destination ? remote_dst_order : dst_order;
+    if (const index_t pieces = c.src_rank == c.dst_rank ? 1 : detail::piece_count(c, from_order[0], to_order[0]);
+        pieces > 1) {
+      // One block per run of the outermost axis (detail::kMinPieceElements says why).
+      const bool sending = c.src_rank == rank;
+      PeerBlocks& p = sending ? detail::peer_entry(s.sends, send_index, c.dst_rank)
+                              : detail::peer_entry(s.receives, receive_index, c.src_rank);
+      p.block_messages = true;
+      for (index_t k = 0; k < pieces; ++k) {
+        const Block b = sending ? detail::side_block(src, c.src_patch, detail::piece_of(c.src, from_order[0], k),
+                                                     from_order, i, "source", rank, s.runs)
+                                : detail::side_block(dst, c.dst_patch, detail::piece_of(c.dst, to_order[0], k),
+                                                     to_order, i, "destination", rank, s.runs);
+        p.blocks.push_back(b);
+        p.elements += b.volume;
+      }
+      continue;
+    }
     Block from, to;
     if (c.src_rank == rank) from = detail::side_block(src, c.src_patch, c.src, from_order, i, "source", rank, s.runs);
     if (c.dst_rank == rank) to = detail::side_block(dst, c.dst_patch, c.dst, to_order, i, "destination", rank, s.runs);

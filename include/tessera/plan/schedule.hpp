@@ -45,6 +45,10 @@ struct PeerBlocks {
   int peer = 0;
   std::vector<Block> blocks;
   index_t elements = 0;
+  /// Each block travels as a message of its own: in place where it is contiguous on this side,
+  /// packed otherwise. Set by `compile_schedule` when it cut this peer's copies into large pieces
+  /// (`kMinPieceElements`), from the copies alone, so that both sides of the pair set it alike.
+  bool block_messages = false;
 };
 
 /// One rank's compiled plan: per peer, the blocks of local memory to pack or unpack, and the local copies (see the file comment).

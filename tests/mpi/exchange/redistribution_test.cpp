@@ -54,6 +54,75 @@ TEST(Redistribution, RandomPairs1D) { redistribution_cases<1>(150, 60); }
 TEST(Redistribution, RandomPairs2D) { redistribution_cases<2>(120, 18); }
 TEST(Redistribution, RandomPairs3D) { redistribution_cases<3>(60, 8); }
 
+/// Redistributes `from` -> `to` (ghosts `gf`, `gt`) with elements of type T and `algorithm`, the
+/// destination prefilled with `base` at owned points (a combine adds to it) and the sentinel in
+/// its ghosts, twice; checks every stored element against the serial definition.
+template <class T, std::size_t N>
+void expect_redistributed(const Communicator& comm, const Distribution<N>& from, const GhostSpec<N>& gf,
+                          const Distribution<N>& to, const GhostSpec<N>& gt, MoveAlgorithm algorithm, bool add) {
+  const auto src_layout = StorageLayout<N>::make(from, comm.rank(), gf);
+  const auto dst_layout = StorageLayout<N>::make(to, comm.rank(), gt);
+  std::vector<T> src(static_cast<std::size_t>(src_layout.size()), T(kSentinel));
+  for_each_stored(src_layout, [&](const PatchLayout<N>&, const Point<N>& p, index_t off, bool owned) {
+    if (owned) src[static_cast<std::size_t>(off)] = static_cast<T>(value_of(p));
+  });
+  constexpr T base = 0.5;
+  Mover move(comm, redistribution_schedule(from, gf, to, gt, comm.rank()), sizeof(T),
+             add ? combine_function<T>(CombineOp::add) : nullptr, algorithm);
+  for (int rep = 0; rep < 2; ++rep) {
+    std::vector<T> dst(static_cast<std::size_t>(dst_layout.size()), T(kSentinel));
+    for_each_stored(dst_layout, [&](const PatchLayout<N>&, const Point<N>&, index_t off, bool owned) {
+      if (owned) dst[static_cast<std::size_t>(off)] = base;
+    });
+    move.run(src.data(), dst.data());
+    for_each_stored(dst_layout, [&](const PatchLayout<N>&, const Point<N>& p, index_t off, bool owned) {
+      const T want = owned ? static_cast<T>(value_of(p)) + (add ? base : T(0)) : T(kSentinel);
+      ASSERT_EQ(dst[static_cast<std::size_t>(off)], want) << "rank " << comm.rank() << " point " << p;
+    });
+  }
+}
+
+TEST(Redistribution, LargeStridedPiecesTravelAsMessagesOfTheirOwn) {
+  // Block <-> block-cyclic(128) of 256 P^2 x 64 on P ranks: every rank's block holds 2P chunks of
+  // 128 rows, so its copy to each other rank is two runs of 8192 elements, which compile_schedule
+  // cuts into pieces sent as messages of their own (in place where contiguous, packed where ghost
+  // layers across the rows or a combine get in the way). 40 more rows leave chunks cut by the
+  // block boundaries: single-run copies beside cut ones. Every way of moving, both directions,
+  // ghosts on the block side (along the rows only, the pieces still contiguous, or across them)
+  // or none, 8- and 4-byte elements, replace and add.
+  Communicator comm(MPI_COMM_WORLD);
+  const index_t rows = 256 * comm.size() * comm.size();
+  for (index_t extra : {index_t{0}, index_t{40}}) {
+    const Box<2> domain({0, 0}, {rows + extra, 64});
+    const auto grid = ProcGrid<2>::with_shape(comm.size(), {comm.size(), 1});
+    const Distribution<2> blocks(domain, grid, {block(), block()});
+    const Distribution<2> chunks(domain, grid, {block_cyclic(128), block()});
+    const auto schedule = redistribution_schedule(blocks, no_ghosts<2>(), chunks, no_ghosts<2>(), comm.rank());
+    int cut = 0;  // peers this rank exchanges pieces with
+    for (const auto* list : {&schedule->sends, &schedule->receives})
+      for (const PeerBlocks& p : *list) {
+        cut += p.block_messages ? 1 : 0;
+        if (p.block_messages) {
+          EXPECT_GT(p.blocks.size(), 1u);
+          for (const Block& b : p.blocks) EXPECT_TRUE(schedule->contiguous(b)) << "peer " << p.peer;
+        }
+      }
+    if (extra == 0) EXPECT_EQ(cut, 2 * (comm.size() - 1)) << "rank " << comm.rank() << ": a copy was not cut";
+    for (MoveAlgorithm algorithm : {MoveAlgorithm::point_to_point, MoveAlgorithm::alltoallv,
+                                    MoveAlgorithm::neighborhood, MoveAlgorithm::automatic})
+      for (const auto& g : {no_ghosts<2>(), GhostSpec<2>::sides({1, 0}, {2, 0}), ghosts<2>(1),
+                            GhostSpec<2>::sides({2, 0}, {0, 3})})
+        for (bool add : {false, true}) {
+          SCOPED_TRACE(::testing::Message() << domain << " " << to_string(algorithm) << " ghosts " << g
+                                            << (add ? " add" : " replace"));
+          expect_redistributed<double>(comm, blocks, g, chunks, no_ghosts<2>(), algorithm, add);
+          expect_redistributed<double>(comm, chunks, no_ghosts<2>(), blocks, g, algorithm, add);
+          expect_redistributed<float>(comm, blocks, g, chunks, no_ghosts<2>(), algorithm, add);
+          if (::testing::Test::HasFatalFailure()) return;
+        }
+  }
+}
+
 /// A record type moved as raw bytes: 24 bytes, no arithmetic.
 struct Particle {
   double x, y;

@@ -400,6 +400,100 @@ TEST(CompileSchedule, PeersAreAscendingAndKeepThePlanOrderOfTheirCopies) {
   EXPECT_EQ(s.local_elements(), 0);
 }
 
+/// A distribution of `domain` over `ranks` with axis `a` block-cyclic(b) (b random, sometimes
+/// cyclic or block) and every other axis whole.
+template <std::size_t N>
+Distribution<N> cyclic_along(std::mt19937_64& rng, const Box<N>& domain, int ranks, std::size_t a) {
+  Point<N> shape = Point<N>::filled(1);
+  shape[a] = ranks;
+  std::array<DimSpec, N> specs;
+  specs.fill(collapsed());
+  const index_t sizes[] = {1, 100, 128, 256};
+  const index_t b = sizes[rng() % 4];
+  specs[a] = rng() % 3 == 0 ? block() : block_cyclic(b);
+  return Distribution<N>(domain, ProcGrid<N>::with_shape(ranks, shape), specs);
+}
+
+TEST(CompileSchedule, LargeStridedCopiesAreCutIntoPiecesInPlanOrder) {
+  // Copies between ranks whose outermost axis is runs of at least detail::kMinPieceElements
+  // elements are one block per run (messages of their own, PeerBlocks::block_messages); the
+  // blocks still visit the copies' elements in plan order, on every rank, ghosts or not, for
+  // redistributions and for a transpose.
+  std::mt19937_64 rng(1234);
+  int cut = 0, whole = 0;  // peers cut into pieces, peers not
+  const auto count = [&](const Schedule& s) {
+    for (const auto* list : {&s.sends, &s.receives})
+      for (const PeerBlocks& p : *list) {
+        (p.block_messages ? cut : whole) += 1;
+        if (p.block_messages) {  // pieces of a cut copy, maybe beside other copies' smaller blocks
+          const auto large = std::count_if(p.blocks.begin(), p.blocks.end(),
+                                           [](const Block& b) { return b.volume >= detail::kMinPieceElements; });
+          EXPECT_GE(large, 2);
+        }
+      }
+  };
+  for (int k = 0; k < 24; ++k) {
+    const int ranks = 2 + static_cast<int>(rng() % 3);
+    // Rows a multiple of 256 P (every block boundary at a chunk boundary, 2-D case) or not.
+    const index_t rows = rng() % 2 ? 256 * ranks * (2 + static_cast<index_t>(rng() % 3))
+                                   : 3000 + static_cast<index_t>(rng() % 3000);
+    const Box<2> domain({0, 0}, {rows, 64 + static_cast<index_t>(rng() % 20)});
+    const auto a = cyclic_along<2>(rng, domain, ranks, 0), b = cyclic_along<2>(rng, domain, ranks, 0);
+    const auto ga = a.dim(0).owns_intervals() ? random_ghosts<2>(rng) : no_ghosts<2>();
+    for (int r = 0; r < ranks; ++r) {
+      std::ostringstream w;
+      w << "case " << k << " redistribution " << a << " " << ga << " -> " << b << " rank " << r;
+      const auto src = StorageLayout<2>::make(a, r, ga), dst = StorageLayout<2>::make(b, r, no_ghosts<2>());
+      expect_compiled_like_enumerated(redistribution_plan(a, b, r), r, src, dst, w.str());
+      count(compile_schedule(redistribution_plan(a, b, r), r, src, dst));
+      // A transpose, onto a distribution cut along either axis (along axis 0 the copies' outermost
+      // axis, enumerated in the destination's order, is the destination's runs: cut).
+      const Box<2> flipped({0, 0}, {domain.hi[1], domain.hi[0]});
+      const auto t = cyclic_along<2>(rng, flipped, ranks, rng() % 2);
+      w << " transposed onto " << t;
+      const auto plan = section_move_plan(a, domain, t, flipped, {1, 0}, r);
+      const auto tl = StorageLayout<2>::make(t, r, no_ghosts<2>());
+      expect_compiled_like_enumerated(plan, r, src, tl, w.str());
+      count(compile_schedule(plan, r, src, tl));
+    }
+    // 3-D: planes of 8 x 8, runs of 128 planes and more.
+    const Box<3> cube({0, 0, 0}, {2000 + static_cast<index_t>(rng() % 2000), 8, 8});
+    const auto c = cyclic_along<3>(rng, cube, ranks, 0), d = cyclic_along<3>(rng, cube, ranks, 0);
+    for (int r = 0; r < ranks; ++r) {
+      const auto src = StorageLayout<3>::make(c, r, no_ghosts<3>()), dst = StorageLayout<3>::make(d, r, no_ghosts<3>());
+      std::ostringstream w;
+      w << "case " << k << " 3-D " << c << " -> " << d << " rank " << r;
+      expect_compiled_like_enumerated(redistribution_plan(c, d, r), r, src, dst, w.str());
+      count(compile_schedule(redistribution_plan(c, d, r), r, src, dst));
+    }
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_GT(cut, 20);
+  EXPECT_GT(whole, 20);
+}
+
+TEST(CompileSchedule, SmallOrLocalStridedCopiesStayOneBlock) {
+  // Block -> cyclic rows of 64 elements: runs far under kMinPieceElements; and a rank's copy to
+  // itself is never cut (no message to save).
+  const Box<2> domain({0, 0}, {1024, 64});
+  const Distribution<2> a(domain, ProcGrid<2>::with_shape(2, {2, 1}), {block(), collapsed()});
+  const Distribution<2> rows(domain, ProcGrid<2>::with_shape(2, {2, 1}), {cyclic(), collapsed()});
+  const Distribution<2> chunks(domain, ProcGrid<2>::with_shape(2, {2, 1}), {block_cyclic(128), collapsed()});
+  const auto la = StorageLayout<2>::make(a, 0, no_ghosts<2>());
+  const Schedule small =
+      compile_schedule(redistribution_plan(a, rows, 0), 0, la, StorageLayout<2>::make(rows, 0, no_ghosts<2>()));
+  ASSERT_EQ(small.sends.size(), 1u);
+  EXPECT_FALSE(small.sends[0].block_messages);
+  EXPECT_EQ(small.sends[0].blocks.size(), 1u);
+  const Schedule large =
+      compile_schedule(redistribution_plan(a, chunks, 0), 0, la, StorageLayout<2>::make(chunks, 0, no_ghosts<2>()));
+  ASSERT_EQ(large.sends.size(), 1u);
+  EXPECT_TRUE(large.sends[0].block_messages);
+  EXPECT_EQ(large.sends[0].blocks.size(), 2u);  // rows [128, 256) and [384, 512) of rank 0's [0, 512)
+  for (const Block& b : large.sends[0].blocks) EXPECT_TRUE(large.contiguous(b));
+  EXPECT_EQ(large.local_src.size(), 1u);  // rows [0, 128) and [256, 384): one local copy, not cut
+}
+
 TEST(CompileSchedule, ASectionTheRankDoesNotStoreIsAnErrorNamingTheCopy) {
   const Distribution<1> dist(Box<1>({0}, {8}), ProcGrid<1>::with_shape(2, {2}), {block()});
   const auto layout = StorageLayout<1>::make(dist, 0, ghosts<1>(1));  // stores [-1, 5)

@@ -52,6 +52,7 @@ inline void expect_schedules_agree(const std::vector<Schedule>& schedules, const
       for (std::size_t i = 0; i < sent->blocks.size(); ++i)
         ASSERT_EQ(sent->blocks[i].volume, received->blocks[i].volume) << what << ": block " << i << " " << q << " -> " << r;
       ASSERT_EQ(sent->elements, received->elements);
+      ASSERT_EQ(sent->block_messages, received->block_messages) << what << ": " << q << " -> " << r;
     }
 }
 
@@ -74,6 +75,31 @@ void agreement_cases(int cases, index_t max_extent) {
     expect_agreement<N>(ranks, [&](int r) { return redistribution_plan(a, b, r); }, "redistribution");
     if (::testing::Test::HasFatalFailure()) return;
   }
+}
+
+TEST(PlanAgreement, LargeStridedPiecesAreCutAlikeOnBothSides) {
+  // Redistributions whose copies are cut into pieces (compile_schedule's kMinPieceElements): each
+  // pair's sender and receiver cut alike, and both say the peer's blocks travel as messages.
+  std::mt19937_64 rng(77);
+  const DimSpec kinds[] = {block(), block_cyclic(128), block_cyclic(300), cyclic()};
+  int cut = 0;
+  for (int k = 0; k < 40; ++k) {
+    const int ranks = 2 + static_cast<int>(rng() % 4);
+    const Box<2> domain({0, 0}, {2000 + static_cast<index_t>(rng() % 4000), 64});
+    const auto grid = ProcGrid<2>::with_shape(ranks, {ranks, 1});
+    const Distribution<2> a(domain, grid, {kinds[rng() % 4], collapsed()});
+    const Distribution<2> b(domain, grid, {kinds[rng() % 4], collapsed()});
+    const auto ga = a.dim(0).owns_intervals() ? random_ghosts<2>(rng) : no_ghosts<2>();
+    std::vector<Schedule> schedules;
+    for (int r = 0; r < ranks; ++r) schedules.push_back(*redistribution_schedule(a, ga, b, no_ghosts<2>(), r));
+    std::ostringstream what;
+    what << "case " << k << " " << a << " " << ga << " -> " << b;
+    expect_schedules_agree(schedules, what.str());
+    for (const auto& s : schedules)
+      for (const auto& p : s.sends) cut += p.block_messages ? 1 : 0;
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_GT(cut, 10);
 }
 
 TEST(PlanAgreement, SendersAndReceiversListTheSameCopies1D) { agreement_cases<1>(200, 30); }
