@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <cstdio>
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
@@ -213,6 +214,11 @@ TEST(MoveAlgorithm, DifferentRequestsOnDifferentRanksThrowEverywhere) {
 // rank 0 receives from nobody and the last rank sends to nobody). Fails when a library's defect is
 // fixed, or appears, and the rule in src/exchange/mpi_library.cpp has not caught up.
 TEST(MoveAlgorithm, NeighborhoodAvailabilityMatchesTheLibrary) {
+  // Where the library's MPI_Neighbor_alltoallw delivers wrong data, the neighborhood algorithm must
+  // be unavailable. MPICH 4.0.2's defect (docs/mpi.md) does not show every time: in one test binary
+  // it was wrong on 2 and 4 ranks and right on 3 once other tests had run before it (ASan build,
+  // after tests were added to that binary), so the exchange runs several times, and a library that
+  // was right every time while the rule (by version) says unavailable is reported, not failed.
   Communicator comm(MPI_COMM_WORLD);
   if (comm.size() < 2) GTEST_SKIP() << "needs two ranks";
   const int rank = comm.rank(), last = comm.size() - 1;
@@ -222,18 +228,28 @@ TEST(MoveAlgorithm, NeighborhoodAvailabilityMatchesTheLibrary) {
   ASSERT_EQ(MPI_Dist_graph_create_adjacent(comm.raw(), in, &from, MPI_UNWEIGHTED, out, &to, MPI_UNWEIGHTED,
                                            MPI_INFO_NULL, 0, &graph),
             MPI_SUCCESS);
-  double sent = rank + 1.0, received = -1.0;
-  // Arrays of one element even for a degree of 0 (MPICH 4.0.2 also crashes on null arrays there).
-  int counts[1] = {1};
-  MPI_Aint displacements[1] = {0};
-  MPI_Datatype types[1] = {MPI_DOUBLE};
-  ASSERT_EQ(MPI_Neighbor_alltoallw(&sent, counts, displacements, types, &received, counts, displacements, types, graph),
-            MPI_SUCCESS);
+  int right_here = 1;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    double sent = rank + 1.0 + 10.0 * attempt, received = -1.0;
+    // Arrays of one element even for a degree of 0 (MPICH 4.0.2 also crashes on null arrays there).
+    int counts[1] = {1};
+    MPI_Aint displacements[1] = {0};
+    MPI_Datatype types[1] = {MPI_DOUBLE};
+    ASSERT_EQ(MPI_Neighbor_alltoallw(&sent, counts, displacements, types, &received, counts, displacements, types,
+                                     graph),
+              MPI_SUCCESS);
+    if (rank > 0 && received != static_cast<double>(rank) + 10.0 * attempt) right_here = 0;
+  }
   MPI_Comm_free(&graph);
-  const int right_here = rank == 0 || received == static_cast<double>(rank) ? 1 : 0;
   int right_everywhere = 0;
   MPI_Allreduce(&right_here, &right_everywhere, 1, MPI_INT, MPI_MIN, comm.raw());
-  EXPECT_EQ(right_everywhere == 1, move_algorithm_available(MoveAlgorithm::neighborhood));
+  const bool available = move_algorithm_available(MoveAlgorithm::neighborhood);
+  if (right_everywhere == 0) {
+    EXPECT_FALSE(available) << "MPI_Neighbor_alltoallw delivered wrong data, yet the neighborhood algorithm is available";
+  } else if (!available && rank == 0) {
+    std::printf("note: MPI_Neighbor_alltoallw was right 5 times here; the neighborhood algorithm stays off for this "
+                "library version (docs/mpi.md)\n");
+  }
 }
 
 TEST(MoveAlgorithm, NamesParseAndBadValuesAreNamed) {
