@@ -9,8 +9,9 @@ files (bench/published.json and the others, of an AMD EPYC machine and of partia
 committed because docs/ quote them by name; `--results` renders from any of them (several: a record
 of a later file replaces the same record of an earlier one). By default
 bench/published-xeon-redistribute.json (`run_all.py --only bench_redistribute`, three launches on
-the same machine, rerun when bench_redistribute stopped timing pdgemr2d in the rotation of the
-other two codes) follows and replaces the redistribution records. Rendered by this script between
+the same machine, rerun after bench_redistribute stopped timing pdgemr2d in the rotation of the
+other two codes and large strided copies began to travel one message per piece) follows and
+replaces the redistribution records, until the next whole run. Rendered by this script between
 the markers
 
     <!-- bench-figures:begin -->  ...  <!-- bench-figures:end -->
